@@ -1,0 +1,77 @@
+"""fastrate: a compiled rating engine for games and competitions.
+
+>>> import fastrate
+>>> games = fastrate.read_games("games.csv")                      # doctest: +SKIP
+>>> ratings = fastrate.elo.rate(games, fastrate.elo.EloConfig(k=20))  # doctest: +SKIP
+
+Submodules and names are imported lazily, so ``import fastrate`` (and the CLI's
+``--help``) does not pay for Numba until a rating is computed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    # containers
+    "Games": "fastrate.data",
+    "Ratings": "fastrate.data",
+    "PlayerIndex": "fastrate.data",
+    "bucket_periods": "fastrate.data",
+    # io
+    "read_games": "fastrate.io.tables",
+    "read_ratings": "fastrate.io.tables",
+    "write_table": "fastrate.io.tables",
+    "example_path": "fastrate.io.tables",
+    "load_example": "fastrate.io.tables",
+    # errors
+    "FastrateError": "fastrate.errors",
+    "InputError": "fastrate.errors",
+    "ConfigError": "fastrate.errors",
+    "ConvergenceWarning": "fastrate.errors",
+    # numba
+    "warmup": "fastrate._numba",
+}
+_SUBMODULES = {
+    "elo": "fastrate.ratings.elo",
+    "glicko": "fastrate.ratings.glicko",
+    "glicko2": "fastrate.ratings.glicko2",
+    "evaluate": "fastrate.evaluate",
+    "metrics": "fastrate.metrics",
+}
+
+__all__ = sorted([*_LAZY, *_SUBMODULES, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        module = importlib.import_module(_SUBMODULES[name])
+        globals()[name] = module
+        return module
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fastrate' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fastrate import evaluate, metrics
+    from fastrate._numba import warmup
+    from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
+    from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
+    from fastrate.io.tables import (
+        example_path,
+        load_example,
+        read_games,
+        read_ratings,
+        write_table,
+    )
+    from fastrate.ratings import elo, glicko, glicko2

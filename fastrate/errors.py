@@ -1,0 +1,28 @@
+"""The fastrate exception hierarchy.
+
+Every error raised for bad input or bad configuration is a :class:`FastrateError`
+and also a ``ValueError`` or ``TypeError``, so callers can catch either. Messages
+follow one template: what, the requirement, what was found, where, and the fix.
+"""
+
+from __future__ import annotations
+
+
+class FastrateError(Exception):
+    """Base class of every error fastrate raises on purpose."""
+
+
+class InputError(FastrateError, ValueError):
+    """Bad input data: a missing column, a value out of range, a malformed file."""
+
+
+class ConfigError(FastrateError, ValueError):
+    """An invalid parameter value or an unknown option/system."""
+
+
+class InputTypeError(FastrateError, TypeError):
+    """An argument of the wrong type."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative solve (e.g. Glicko-2's volatility) stopped before converging."""

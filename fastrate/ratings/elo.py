@@ -1,0 +1,442 @@
+"""Elo ratings with the options real rating lists use (SPEC §1.1).
+
+Expected score ``E_A = 1 / (1 + 10^(-(R_A - R_B + h)/s))``; update
+``R' = R + K * M * w * (S - E)`` where ``K`` comes from a schedule, ``M`` is a
+margin-of-victory multiplier and ``w`` the game's weight. Options:
+
+* ``cap`` -- the rule of 400: the rating difference used in ``E`` is clipped to
+  ``[-cap, cap]`` (bridge thesis §4.1).
+* ``advantage`` -- ``h`` points for the first player, except in games flagged neutral.
+* K schedules -- ``constant``; ``games`` or ``rating``: a piecewise table of
+  ``(upper bound, K)`` rows by games played or by current rating; ``fide``: the table by
+  games (40 for the first 30 games, 20 after) and ``fide_k`` (10) once a rating has
+  reached ``fide_threshold`` (2400); ``power``: ``K = a / (games + b)^c``
+  (FiveThirtyEight tennis: 250 / (games + 5)^0.4).
+* margin of victory -- ``fte_nfl``: ``ln(max(pd,1)+1) * 2.2/(0.001 d_w + 2.2)`` (a tie:
+  ``ln(max(pd,1)+1) * 2.2``); ``fte_nba``: ``(pd+3)^0.8 / (7.5 + 0.006 d_w)``;
+  ``world_football``: 1 for a one-goal win or a draw, 1.5 for two goals,
+  ``(11+N)/8`` for N >= 3. ``d_w`` is the rating difference used in ``E`` (advantage
+  included) from the winner's side (0 for a draw in ``fte_nba``).
+* ``regression`` -- at a player's first game in a new period (season), his rating
+  moves that fraction toward ``regression_mean``: ``R = (1-f) R + f * mean``
+  (FiveThirtyEight NFL: f = 1/3 toward 1505; NBA: 0.25).
+* resets -- explicit ``(player, period or time, value)`` rows that replace a player's
+  rating before his first game at or after that period/time (they win over regression).
+* ``update="period"`` -- accumulate ``K (S - E)`` over each rating period with the
+  ratings fixed at the start of the period, and apply the sums at its end.
+
+Sources: Elo (1978); FIDE Handbook B.02 §8.56 (K factors); FiveThirtyEight's NFL and
+NBA methodology; eloratings.net (World Football Elo); bridge thesis §2.1, §4.1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import as_1d, as_float64, check_choice, check_number, require
+from fastrate.data import Games, PlayerState, Ratings
+from fastrate.errors import ConfigError, InputError
+from fastrate.ratings._common import LN10, expected_score as _expected_score, logistic
+
+__all__ = ["EloConfig", "rate", "expected_score", "K_SCHEDULES", "MARGIN_MODELS"]
+
+K_SCHEDULES = ("constant", "games", "rating", "fide", "power")
+MARGIN_MODELS = ("none", "fte_nfl", "fte_nba", "world_football")
+UPDATES = ("game", "period")
+
+_INF = math.inf
+
+
+@dataclass(frozen=True)
+class EloConfig:
+    """Parameters of an Elo run (all validated on construction)."""
+
+    k: float = 32.0
+    scale: float = 400.0
+    initial_rating: float = 1500.0
+    advantage: float = 0.0
+    cap: float | None = None
+    k_schedule: str = "constant"
+    #: ``(upper bound, K)`` rows, bounds increasing, the last one ``inf``; used by the
+    #: ``games`` and ``rating`` schedules and (by games) by ``fide``
+    k_table: tuple[tuple[float, float], ...] = ()
+    #: ``(a, b, c)`` of ``K = a / (games + b)^c`` for the ``power`` schedule
+    k_power: tuple[float, float, float] = (250.0, 5.0, 0.4)
+    fide_threshold: float = 2400.0
+    fide_k: float = 10.0
+    margin: str = "none"
+    regression: float = 0.0
+    regression_mean: float | None = None
+    update: str = "game"
+
+    def __post_init__(self) -> None:
+        o = "EloConfig"
+        check_number(o, "k", self.k, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "scale", self.scale, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF, lo_open=True,
+                     hi_open=True)
+        check_number(o, "advantage", self.advantage, lo=-_INF, hi=_INF, lo_open=True,
+                     hi_open=True)
+        if self.cap is not None:
+            check_number(o, "cap", self.cap, lo=0.0, hi=_INF, lo_open=True)
+        check_choice(o, "k_schedule", self.k_schedule, K_SCHEDULES)
+        check_choice(o, "margin", self.margin, MARGIN_MODELS)
+        check_choice(o, "update", self.update, UPDATES)
+        check_number(o, "regression", self.regression, lo=0.0, hi=1.0)
+        if self.regression_mean is not None:
+            check_number(o, "regression_mean", self.regression_mean, lo=-_INF, hi=_INF,
+                         lo_open=True, hi_open=True)
+        check_number(o, "fide_threshold", self.fide_threshold)
+        check_number(o, "fide_k", self.fide_k, lo=0.0, hi=_INF, hi_open=True)
+        if len(self.k_power) != 3:
+            raise ConfigError(f"'k_power' of EloConfig must be (a, b, c); got {self.k_power!r}")
+        check_number(o, "k_power[0]", self.k_power[0], lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "k_power[1]", self.k_power[1], lo=0.0, hi=_INF, lo_open=True,
+                     hi_open=True)
+        check_number(o, "k_power[2]", self.k_power[2], lo=0.0, hi=_INF, hi_open=True)
+        if self.k_schedule in ("games", "rating", "fide"):
+            table = self.k_table or ((30.0, 40.0), (_INF, 20.0)) if self.k_schedule == "fide" \
+                else self.k_table
+            if not table:
+                raise ConfigError(f"k_schedule={self.k_schedule!r} needs 'k_table' of EloConfig: "
+                                  "rows of (upper bound, K), e.g. ((30, 40), (inf, 20))")
+            bounds = []
+            for row in table:
+                if len(row) != 2:
+                    raise ConfigError(f"'k_table' of EloConfig rows must be (upper bound, K); "
+                                      f"got {row!r}")
+                check_number(o, "k_table bound", row[0], lo=-_INF, hi=_INF)
+                check_number(o, "k_table K", row[1], lo=0.0, hi=_INF, hi_open=True)
+                bounds.append(float(row[0]))
+            if any(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:])):
+                raise ConfigError(f"'k_table' of EloConfig bounds must increase; got {bounds}")
+            if bounds[-1] != _INF:
+                raise ConfigError("'k_table' of EloConfig must end with an (inf, K) row so every "
+                                  f"value has a K; last bound is {bounds[-1]}")
+
+    # -- presets from real rating lists ---------------------------------------------
+
+    @classmethod
+    def fide(cls, **kw: Any) -> EloConfig:
+        """FIDE: K 40 for the first 30 games, 20 after, 10 once a rating reached 2400."""
+        return cls(**{"k_schedule": "fide", "k_table": ((30.0, 40.0), (_INF, 20.0)), **kw})
+
+    @classmethod
+    def fivethirtyeight_nfl(cls, **kw: Any) -> EloConfig:
+        """FiveThirtyEight NFL: K 20, home 65, their margin multiplier, 1/3 toward 1505."""
+        return cls(**{"k": 20.0, "advantage": 65.0, "margin": "fte_nfl", "regression": 1 / 3,
+                      "regression_mean": 1505.0, **kw})
+
+    @classmethod
+    def fivethirtyeight_nba(cls, **kw: Any) -> EloConfig:
+        """FiveThirtyEight NBA: K 20, home 100, their margin multiplier, 1/4 toward 1505."""
+        return cls(**{"k": 20.0, "advantage": 100.0, "margin": "fte_nba", "regression": 0.25,
+                      "regression_mean": 1505.0, **kw})
+
+    @classmethod
+    def fivethirtyeight_tennis(cls, **kw: Any) -> EloConfig:
+        """FiveThirtyEight tennis: ``K = 250 / (games + 5)^0.4``."""
+        return cls(**{"k_schedule": "power", "k_power": (250.0, 5.0, 0.4), **kw})
+
+    @classmethod
+    def world_football(cls, **kw: Any) -> EloConfig:
+        """World Football Elo (eloratings.net): home 100, goal-difference multiplier.
+
+        K by match type goes in as the games' ``weight`` with ``k=1`` (see
+        :func:`world_football_k`).
+        """
+        return cls(**{"k": 1.0, "advantage": 100.0, "margin": "world_football", **kw})
+
+
+def world_football_k(tournament: Any) -> np.ndarray:
+    """eloratings.net's K by match type from tournament names.
+
+    60 World Cup finals; 50 continental championship finals and major intercontinental
+    tournaments; 40 World Cup and continental qualifiers and major tournaments;
+    30 all other tournaments; 20 friendlies.
+    """
+    names = [str(t) for t in as_1d(tournament, "tournament").tolist()]
+    continental = ("UEFA Euro", "Copa América", "African Cup of Nations", "AFC Asian Cup",
+                   "Gold Cup", "CONCACAF Championship", "Oceania Nations Cup",
+                   "Confederations Cup")
+    out = np.empty(len(names), dtype=np.float64)
+    for i, t in enumerate(names):
+        if t == "FIFA World Cup":
+            out[i] = 60.0
+        elif "qualification" in t:
+            out[i] = 40.0
+        elif t in continental or t.startswith("CONCACAF Nations League"):
+            out[i] = 50.0
+        elif t == "Friendly":
+            out[i] = 20.0
+        else:
+            out[i] = 30.0
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# kernels
+
+_K_MODE = {name: i for i, name in enumerate(K_SCHEDULES)}
+_MOV_MODE = {name: i for i, name in enumerate(MARGIN_MODELS)}
+
+
+@inline_kernel
+def _k_factor(mode, k, games, rating, reached, bounds, values, pa, pb, pc, fide_k):
+    if mode == 0:
+        return k
+    if mode == 4:
+        return pa / (games + pb) ** pc
+    if mode == 3 and reached:
+        return fide_k
+    x = rating if mode == 2 else float(games)
+    j = 0
+    while j < bounds.shape[0] - 1 and x >= bounds[j]:
+        j += 1
+    return values[j]
+
+
+@inline_kernel
+def _margin_multiplier(mode, margin, d, s):
+    if mode == 0:
+        return 1.0
+    pd = abs(margin)
+    if mode == 1:
+        base = math.log(max(pd, 1.0) + 1.0) * 2.2
+        if s == 0.5:
+            return base
+        dw = d if s > 0.5 else -d
+        return base / (0.001 * dw + 2.2)
+    if mode == 2:
+        dw = d if s > 0.5 else (-d if s < 0.5 else 0.0)
+        return (pd + 3.0) ** 0.8 / (7.5 + 0.006 * dw)
+    if pd <= 1.0:
+        return 1.0
+    if pd <= 2.0:
+        return 1.5
+    return (11.0 + pd) / 8.0
+
+
+@kernel
+def _elo_kernel(white, black, score, weight, margin, neutral, period,
+                rating, games_played, last_period, reached,
+                reset_game, reset_player, reset_value,
+                k, k_mode, bounds, values, pa, pb, pc, fide_threshold, fide_k,
+                factor, cap, advantage, mov_mode, regression, regression_mean, by_period,
+                pending, stamp, touched, pred):
+    """Elo over games in order. Per-game arrays ``weight``, ``margin``, ``neutral`` and
+    ``period`` may have length 0 (absent); ``pending``/``stamp``/``touched`` are scratch
+    (length n_players) used only when ``by_period``. Writes ``pred`` and updates the
+    per-player state in place."""
+    n = white.shape[0]
+    has_w = weight.shape[0] > 0
+    has_m = margin.shape[0] > 0
+    has_n = neutral.shape[0] > 0
+    has_p = period.shape[0] > 0
+    no_period = np.iinfo(np.int64).min
+    n_res = reset_game.shape[0]
+    rp = 0
+    n_touched = 0
+    flushes = 0
+    cur = period[0] if (has_p and n > 0) else 0
+    for i in range(n):
+        p = period[i] if has_p else 0
+        if by_period and p != cur:
+            for t in range(n_touched):
+                q = touched[t]
+                rating[q] += pending[q]
+                pending[q] = 0.0
+                if k_mode == 3 and rating[q] >= fide_threshold:
+                    reached[q] = True
+            n_touched = 0
+            flushes += 1
+            cur = p
+        a = white[i]
+        b = black[i]
+        if regression > 0.0:
+            if last_period[a] != no_period and p > last_period[a]:
+                rating[a] = rating[a] * (1.0 - regression) + regression * regression_mean
+            if last_period[b] != no_period and p > last_period[b]:
+                rating[b] = rating[b] * (1.0 - regression) + regression * regression_mean
+        while rp < n_res and reset_game[rp] == i:
+            rating[reset_player[rp]] = reset_value[rp]
+            rp += 1
+        last_period[a] = p
+        last_period[b] = p
+        d = rating[a] - rating[b]
+        if not (has_n and neutral[i]):
+            d += advantage
+        if cap > 0.0:
+            if d > cap:
+                d = cap
+            elif d < -cap:
+                d = -cap
+        e = logistic(d, factor)
+        pred[i] = e
+        s = score[i]
+        ka = _k_factor(k_mode, k, games_played[a], rating[a], reached[a], bounds, values,
+                       pa, pb, pc, fide_k)
+        kb = _k_factor(k_mode, k, games_played[b], rating[b], reached[b], bounds, values,
+                       pa, pb, pc, fide_k)
+        mult = _margin_multiplier(mov_mode, margin[i] if has_m else 0.0, d, s)
+        if has_w:
+            mult *= weight[i]
+        diff = mult * (s - e)
+        if by_period:
+            pending[a] += ka * diff
+            pending[b] -= kb * diff
+            if stamp[a] != flushes:
+                stamp[a] = flushes
+                touched[n_touched] = a
+                n_touched += 1
+            if stamp[b] != flushes:
+                stamp[b] = flushes
+                touched[n_touched] = b
+                n_touched += 1
+        else:
+            rating[a] += ka * diff
+            rating[b] -= kb * diff
+            if k_mode == 3:
+                if rating[a] >= fide_threshold:
+                    reached[a] = True
+                if rating[b] >= fide_threshold:
+                    reached[b] = True
+        games_played[a] += 1
+        games_played[b] += 1
+    for t in range(n_touched):
+        q = touched[t]
+        rating[q] += pending[q]
+        pending[q] = 0.0
+
+
+# ----------------------------------------------------------------------------------
+# public API
+
+_EMPTY_F = np.zeros(0, dtype=np.float64)
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+_EMPTY_B = np.zeros(0, dtype=np.bool_)
+
+
+def expected_score(rating_a: Any, rating_b: Any, config: EloConfig = EloConfig(),
+                   neutral: Any = False) -> np.ndarray:
+    """Expected score of A against B under ``config`` (advantage to A unless neutral,
+    difference capped at ``config.cap``). NumPy-vectorised."""
+    d = np.asarray(rating_a, dtype=np.float64) - np.asarray(rating_b, dtype=np.float64)
+    d = d + np.where(np.asarray(neutral, dtype=bool), 0.0, config.advantage)
+    if config.cap is not None:
+        d = np.clip(d, -config.cap, config.cap)
+    return _expected_score(d, 0.0, config.scale)
+
+
+def _resolve_resets(resets: Any, games: Games) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Explicit rating resets -> (game index, player id, value) sorted by game index.
+
+    ``resets`` is a table (pyarrow/pandas/polars/dict) with columns ``player``, ``value``
+    (or ``rating``) and ``period`` (a label of the games' period column) or ``time``.
+    A reset applies before the player's first game at or after that period/time; one
+    with no such game is ignored.
+    """
+    from fastrate.io.tables import to_arrow_table
+
+    table = to_arrow_table(resets)
+    cols = table.column_names
+    value_col = "value" if "value" in cols else "rating" if "rating" in cols else None
+    if "player" not in cols or value_col is None or not ({"period", "time"} & set(cols)):
+        raise InputError("rating resets need columns 'player', 'value' and 'period' or 'time'; "
+                         f"found {', '.join(cols)}")
+    names = table.column("player").to_numpy(zero_copy_only=False).tolist()
+    values = as_float64(table.column(value_col), value_col)
+    if "period" in cols:
+        if games.period is None:
+            raise InputError("resets by 'period' need games with a period column")
+        raw = as_1d(table.column("period"), "period")
+        if games.period_labels is not None:
+            lookup = {v: i for i, v in enumerate(games.period_labels.tolist())}
+            at = np.array([lookup.get(v, np.iinfo(np.int64).max) for v in raw.tolist()],
+                          dtype=np.int64)
+        else:
+            at = raw.astype(np.int64)
+        key = games.period
+    else:
+        if games.time is None:
+            raise InputError("resets by 'time' need games with a time column")
+        from fastrate.data import parse_time
+
+        at = parse_time(table.column("time"), "time")
+        key = games.time
+    g_idx, p_idx, vals = [], [], []
+    lookup_p = games.players.lookup
+    for j, name in enumerate(names):
+        pid = lookup_p.get(name)
+        if pid is None:
+            continue
+        mine = np.flatnonzero(((games.white == pid) | (games.black == pid)) & (key >= at[j]))
+        if mine.shape[0]:
+            g_idx.append(int(mine[0]))
+            p_idx.append(pid)
+            vals.append(float(values[j]))
+    order = np.argsort(np.array(g_idx, dtype=np.int64), kind="stable")
+    return (np.array(g_idx, dtype=np.int64)[order], np.array(p_idx, dtype=np.int64)[order],
+            np.array(vals, dtype=np.float64)[order])
+
+
+def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
+         resets: Any = None) -> Ratings:
+    """Rate ``games`` with Elo; return final ratings and every pre-game prediction.
+
+    ``initial`` sets starting ratings (see :meth:`fastrate.data.PlayerState.resolve`);
+    ``resets`` replaces ratings at given periods/times (see :func:`_resolve_resets`).
+    """
+    if not isinstance(games, Games):
+        raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "
+                         "(build one with Games.from_arrays or read_games)")
+    if not isinstance(config, EloConfig):
+        raise InputError(f"config must be an EloConfig; got {type(config).__name__}")
+    if config.margin != "none" and games.margin is None:
+        raise InputError(f"margin={config.margin!r} needs a margin per game (margin= column, "
+                         "or home/away scores)")
+    if (config.regression > 0 or config.update == "period") and games.period is None:
+        raise InputError("regression and update='period' need rating periods: give the games "
+                         "a period (e.g. period='1w' with a time column, or a season column)")
+    state, games = PlayerState.resolve(games, initial, rating=config.initial_rating)
+    n_players = len(state.players)
+    if resets is not None:
+        reset_game, reset_player, reset_value = _resolve_resets(resets, games)
+    else:
+        reset_game, reset_player, reset_value = _EMPTY_I, _EMPTY_I, _EMPTY_F
+    table = config.k_table
+    if config.k_schedule == "fide" and not table:
+        table = ((30.0, 40.0), (_INF, 20.0))
+    bounds = np.array([r[0] for r in table] or [_INF], dtype=np.float64)
+    values = np.array([r[1] for r in table] or [config.k], dtype=np.float64)
+    reached = state.rating >= config.fide_threshold if config.k_schedule == "fide" \
+        else np.zeros(n_players, dtype=np.bool_)
+    by_period = config.update == "period"
+    m = n_players if by_period else 0
+    pending = np.zeros(m, dtype=np.float64)
+    stamp = np.full(m, -1, dtype=np.int64)
+    touched = np.zeros(m, dtype=np.int64)
+    pred = np.empty(games.n_games, dtype=np.float64)
+    mean = config.initial_rating if config.regression_mean is None else config.regression_mean
+    _elo_kernel(games.white, games.black, games.score,
+                _EMPTY_F if games.weight is None else games.weight,
+                _EMPTY_F if games.margin is None else games.margin,
+                _EMPTY_B if games.neutral is None else games.neutral,
+                _EMPTY_I if games.period is None else games.period,
+                state.rating, state.games_played, state.last_period, require(reached, np.bool_),
+                reset_game, reset_player, reset_value,
+                float(config.k), _K_MODE[config.k_schedule], bounds, values,
+                float(config.k_power[0]), float(config.k_power[1]), float(config.k_power[2]),
+                float(config.fide_threshold), float(config.fide_k),
+                LN10 / config.scale, float(config.cap or 0.0), float(config.advantage),
+                _MOV_MODE[config.margin], float(config.regression), float(mean), by_period,
+                pending, stamp, touched, pred)
+    return Ratings(system="elo", players=state.players, rating=state.rating,
+                   games_played=state.games_played, predictions=games.to_input_order(pred),
+                   config=config,
+                   last_period=state.last_period if games.period is not None else None)
