@@ -41,7 +41,8 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_choice, check_number, require
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import LN10, expected_score as _expected_score, logistic
+from fastrate.ratings._common import LN10, logistic
+from fastrate.ratings._common import expected_score as _expected_score
 
 __all__ = ["EloConfig", "rate", "expected_score", "K_SCHEDULES", "MARGIN_MODELS"]
 
@@ -314,6 +315,40 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         pending[q] = 0.0
 
 
+@kernel
+def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, games_played,
+                       last_period, k, factor, cap, advantage, pred):
+    """The common case, kept branch-light: constant K, no margin model, no regression,
+    no resets, game-by-game. Same arithmetic as :func:`_elo_kernel`."""
+    n = white.shape[0]
+    has_w = weight.shape[0] > 0
+    has_n = neutral.shape[0] > 0
+    has_p = period.shape[0] > 0
+    for i in range(n):
+        a = white[i]
+        b = black[i]
+        d = rating[a] - rating[b]
+        if not (has_n and neutral[i]):
+            d += advantage
+        if cap > 0.0:
+            if d > cap:
+                d = cap
+            elif d < -cap:
+                d = -cap
+        e = logistic(d, factor)
+        pred[i] = e
+        diff = score[i] - e
+        if has_w:
+            diff *= weight[i]
+        rating[a] += k * diff
+        rating[b] -= k * diff
+        games_played[a] += 1
+        games_played[b] += 1
+        if has_p:
+            last_period[a] = period[i]
+            last_period[b] = period[i]
+
+
 # ----------------------------------------------------------------------------------
 # public API
 
@@ -423,19 +458,27 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     touched = np.zeros(m, dtype=np.int64)
     pred = np.empty(games.n_games, dtype=np.float64)
     mean = config.initial_rating if config.regression_mean is None else config.regression_mean
-    _elo_kernel(games.white, games.black, games.score,
-                _EMPTY_F if games.weight is None else games.weight,
-                _EMPTY_F if games.margin is None else games.margin,
-                _EMPTY_B if games.neutral is None else games.neutral,
-                _EMPTY_I if games.period is None else games.period,
-                state.rating, state.games_played, state.last_period, require(reached, np.bool_),
-                reset_game, reset_player, reset_value,
-                float(config.k), _K_MODE[config.k_schedule], bounds, values,
-                float(config.k_power[0]), float(config.k_power[1]), float(config.k_power[2]),
-                float(config.fide_threshold), float(config.fide_k),
-                LN10 / config.scale, float(config.cap or 0.0), float(config.advantage),
-                _MOV_MODE[config.margin], float(config.regression), float(mean), by_period,
-                pending, stamp, touched, pred)
+    weight = _EMPTY_F if games.weight is None else games.weight
+    neutral = _EMPTY_B if games.neutral is None else games.neutral
+    period = _EMPTY_I if games.period is None else games.period
+    simple = (config.k_schedule == "constant" and config.margin == "none"
+              and config.regression == 0.0 and reset_game.shape[0] == 0 and not by_period)
+    if simple:
+        _elo_simple_kernel(games.white, games.black, games.score, weight, neutral, period,
+                           state.rating, state.games_played, state.last_period,
+                           float(config.k), LN10 / config.scale, float(config.cap or 0.0),
+                           float(config.advantage), pred)
+    else:
+        _elo_kernel(games.white, games.black, games.score, weight,
+                    _EMPTY_F if games.margin is None else games.margin, neutral, period,
+                    state.rating, state.games_played, state.last_period, require(reached, np.bool_),
+                    reset_game, reset_player, reset_value,
+                    float(config.k), _K_MODE[config.k_schedule], bounds, values,
+                    float(config.k_power[0]), float(config.k_power[1]), float(config.k_power[2]),
+                    float(config.fide_threshold), float(config.fide_k),
+                    LN10 / config.scale, float(config.cap or 0.0), float(config.advantage),
+                    _MOV_MODE[config.margin], float(config.regression), float(mean), by_period,
+                    pending, stamp, touched, pred)
     return Ratings(system="elo", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
                    config=config,

@@ -1,0 +1,62 @@
+"""The ``fastrate`` command line: click group and error handling.
+
+Only click is imported here; NumPy, Numba and pyarrow load inside the commands, so
+``fastrate --help`` stays fast. Errors fastrate raises on purpose become one line on
+stderr and exit status 1 (``--debug`` shows the traceback); usage errors exit 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from fastrate import __version__
+
+_DEBUG = {"on": False}
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("fastrate: interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001 - the one place errors become messages
+            from fastrate.errors import FastrateError
+
+            if _DEBUG["on"]:
+                raise
+            if isinstance(exc, (FastrateError, OSError, ImportError)):
+                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            else:
+                msg = (f"internal error ({type(exc).__name__}: {exc}); rerun with --debug and "
+                       "report it")
+            click.echo(f"fastrate: error: {msg}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="fastrate")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+def main(debug: bool) -> None:
+    """fastrate: a compiled rating engine for games and competitions.
+
+    \b
+    Examples:
+      fastrate rate --example football --top 10
+      fastrate rate games.csv --system glicko2 --period 1w -o ratings.csv
+      fastrate evaluate games.csv --system elo --system "elo:k=20" --system glicko2
+      fastrate warmup
+    """
+    _DEBUG["on"] = debug
+
+
+from fastrate.cli import commands as _commands  # noqa: E402
+
+_commands.register(main)
+
+__all__ = ["main"]

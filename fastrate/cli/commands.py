@@ -1,0 +1,240 @@
+"""The commands: ``rate``, ``evaluate``, ``warmup``. I/O and errors only; the
+computing happens in the public API."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from fastrate.cli.options import column_kwargs, input_options, output_options
+
+
+class _Progress:
+    """Stage progress on stderr (tqdm), shown for long work or when asked."""
+
+    def __init__(self, stages: list[str], enabled: bool | None):
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=len(stages), file=sys.stderr, leave=False,
+                            bar_format="{desc:<28} {bar} {n_fmt}/{total_fmt} [{elapsed}]")
+        self.stages = stages
+        self.i = 0
+        self._show()
+
+    def _show(self) -> None:
+        if self.bar is not None and self.i < len(self.stages):
+            self.bar.set_description_str(self.stages[self.i])
+
+    def step(self) -> None:
+        self.i += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            self._show()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _load_games(file: str | None, example: str | None, fmt: str | None, columns: dict):
+    from fastrate.errors import InputError
+    from fastrate.io.tables import load_example, read_games
+
+    if example is not None:
+        if file is not None:
+            raise InputError("give either FILE or --example, not both")
+        extra = set(columns) - {"period"}
+        if extra:
+            raise InputError(f"--example data has fixed columns; drop {', '.join(sorted(extra))}")
+        return load_example(example, period=columns.get("period"))
+    if file is None:
+        raise InputError("no input: give a games FILE (CSV, Parquet or JSON) or --example "
+                         "football")
+    return read_games(file, format=fmt, **columns)
+
+
+def _format_table(columns: dict[str, Any], n: int, title: str) -> str:
+    """A readable fixed-width table of the first n rows (columns already sorted)."""
+    import numpy as np
+
+    heads = ["#", *columns.keys()]
+    rows = []
+    for i in range(min(n, len(next(iter(columns.values()))))):
+        row = [str(i + 1)]
+        for k, v in columns.items():
+            x = v[i]
+            if isinstance(x, (float, np.floating)):
+                row.append(f"{x:.1f}" if k in ("rating", "rd") else f"{x:.4g}")
+            else:
+                row.append(str(x))
+        rows.append(row)
+    widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h)
+              for j, h in enumerate(heads)]
+    numeric = [j == 0 or k not in ("player", "system") for j, k in enumerate(heads)]
+
+    def fmt(cells):
+        return "  ".join(c.rjust(w) if num else c.ljust(w)
+                         for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+    lines = [title, fmt(heads), fmt(["-" * w for w in widths])]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+def _emit(table, output: str | None, fmt: str | None) -> None:
+    from fastrate.io.tables import write_table
+
+    if output is not None:
+        write_table(table, output, fmt)
+    else:
+        write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
+        sys.stdout.flush()
+
+
+@click.command("rate")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--example", type=click.Choice(["football"]), help="Rate a bundled data set "
+              "instead of FILE (football: 49,520 international matches, CC0).")
+@click.option("-s", "--system", "system", default=None, metavar="SPEC",
+              help="Rating system and options: elo, glicko, glicko2, elo@fide, "
+              "'elo:k=20,advantage=65' (default: elo; elo@world_football for --example).")
+@click.option("--initial", type=click.Path(exists=True, dir_okay=False), help="Starting "
+              "ratings (player, rating[, rd, volatility, games_played, last_period]); a "
+              "previous run's output continues it exactly.")
+@click.option("--resets", type=click.Path(exists=True, dir_okay=False), help="Elo only: "
+              "explicit rating resets (player, period or time, value).")
+@click.option("--predictions", type=click.Path(dir_okay=False), help="Also write every game's "
+              "pre-game expected score (input order) to this file.")
+@click.option("--top", default=20, show_default=True, help="Rows of the readable table.")
+@input_options
+@output_options
+def rate_command(file, example, system, initial, resets, predictions, top, input_format,
+                 output, fmt, progress, **kw) -> None:
+    """Rate the games in FILE and print or write the ratings.
+
+    \b
+    Examples:
+      fastrate rate --example football --top 10
+      fastrate rate games.csv --system glicko2 --period 1w -o ratings.parquet
+      fastrate rate atp.csv.gz --winner winner_id --loser loser_id -o ratings.csv
+      fastrate rate new_games.csv --initial ratings.csv -o ratings2.csv
+    """
+    columns = column_kwargs(kw)
+    bar = _Progress(["reading games", "rating", "writing"], progress)
+    try:
+        from fastrate.evaluate import parse_system
+        from fastrate.io.tables import read_ratings
+
+        spec = system or ("elo@world_football" if example == "football" else "elo")
+        name, module, config = parse_system(spec)
+        games = _load_games(file, example, input_format, columns)
+        bar.step()
+        kwargs: dict[str, Any] = {}
+        if initial is not None:
+            kwargs["initial"] = read_ratings(initial)
+        if resets is not None:
+            if name != "elo":
+                from fastrate.errors import InputError
+
+                raise InputError("--resets works with the elo system only")
+            kwargs["resets"] = read_ratings(resets)
+        ratings = module.rate(games, config, **kwargs)
+        bar.step()
+        table = ratings.to_arrow(sort=True)
+        if predictions is not None:
+            import pyarrow as pa
+
+            from fastrate.io.tables import write_table
+
+            write_table(pa.table({"row": pa.array(range(1, len(ratings.predictions) + 1)),
+                                  "expected_score": ratings.predictions}), predictions)
+        if output is not None or fmt is not None:
+            _emit(table, output, fmt)
+        bar.step()
+    finally:
+        bar.close()
+    if output is not None or fmt is None:
+        cols = {k: v for k, v in ratings.columns().items() if k != "last_period"}
+        order = ratings.ranking()
+        cols = {k: v[order] for k, v in cols.items()}
+        src = f"--example {example}" if example else file
+        title = (f"{spec}: {games.n_games:,} games, {len(ratings):,} players ({src}); "
+                 f"top {min(top, len(ratings))}")
+        stream_err = output is None and fmt is not None
+        if top > 0:
+            click.echo(_format_table(cols, top, title), err=stream_err)
+        if output is not None:
+            click.echo(f"wrote {len(ratings):,} ratings to {output}", err=True)
+
+
+@click.command("evaluate")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--example", type=click.Choice(["football"]), help="Evaluate on a bundled "
+              "data set instead of FILE.")
+@click.option("-s", "--system", "systems", multiple=True, metavar="SPEC",
+              help="A system to compare (repeatable): elo, glicko, glicko2, elo@fide, "
+              "'glicko2:tau=0.3' ... (default: elo, glicko, glicko2).")
+@click.option("--burn-in", default=0, show_default=True, metavar="N",
+              help="Leave the games of the first N rating periods out of the scores.")
+@click.option("--draws", type=click.Choice(["exclude", "half"]), default="exclude",
+              show_default=True, help="Accuracy: leave draws out, or count a draw as half.")
+@click.option("--calibration", is_flag=True, help="Also print each system's calibration "
+              "table (deciles).")
+@input_options
+@output_options
+def evaluate_command(file, example, systems, burn_in, draws, calibration, input_format, output,
+                     fmt, progress, **kw) -> None:
+    """Compare rating systems on FILE by walk-forward prediction.
+
+    Every system predicts each game from the ratings before it; the table gives log loss,
+    binomial deviance, Brier score, RMSE and accuracy over the scored games.
+
+    \b
+    Examples:
+      fastrate evaluate --example football --system elo --system elo@world_football
+      fastrate evaluate games.csv --period 1w --system elo --system "glicko2:tau=0.3" --burn-in 4
+    """
+    from fastrate.evaluate import evaluate
+
+    columns = column_kwargs(kw)
+    specs = list(systems) or ["elo", "glicko", "glicko2"]
+    bar = _Progress(["reading games", *[f"rating: {s}" for s in specs]], progress)
+    try:
+        games = _load_games(file, example, input_format, columns)
+        bar.step()
+        result = evaluate(games, specs, burn_in=burn_in, draws=draws,
+                          on_system=lambda *_: bar.step())
+    finally:
+        bar.close()
+    if output is not None or fmt is not None:
+        _emit(result.to_arrow(), output, fmt)
+    if output is not None or fmt is None:
+        click.echo(str(result), err=output is None and fmt is not None)
+        if calibration:
+            for name, table in result.calibration.items():
+                click.echo(f"\ncalibration of {name}:")
+                click.echo(_format_table(table, len(next(iter(table.values()))), "").lstrip())
+
+
+@click.command("warmup")
+@click.option("-v", "--verbose", is_flag=True, help="List each kernel as it compiles.")
+def warmup_command(verbose: bool) -> None:
+    """Compile every kernel into Numba's on-disk cache (run once after installing)."""
+    import time
+
+    from fastrate._numba import warmup
+
+    t0 = time.perf_counter()
+    done = warmup(verbose=verbose)
+    click.echo(f"compiled {len(done)} kernels in {time.perf_counter() - t0:.1f} s")
+
+
+def register(group: click.Group) -> None:
+    for cmd in (rate_command, evaluate_command, warmup_command):
+        group.add_command(cmd)
