@@ -562,6 +562,9 @@ class Ratings:
     last_period: np.ndarray | None = None
     #: ids of players whose last volatility solve did not converge (Glicko-2)
     unconverged: np.ndarray | None = None
+    #: both players' ratings before every game, in input order (Elo with record_pregame)
+    pre_white: np.ndarray | None = None
+    pre_black: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.players)

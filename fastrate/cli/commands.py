@@ -82,7 +82,7 @@ def _format_table(columns: dict[str, Any], n: int, title: str) -> str:
         return "  ".join(c.rjust(w) if num else c.ljust(w)
                          for c, w, num in zip(cells, widths, numeric)).rstrip()
 
-    lines = [title, fmt(heads), fmt(["-" * w for w in widths])]
+    lines = ([title] if title else []) + [fmt(heads), fmt(["-" * w for w in widths])]
     lines += [fmt(r) for r in rows]
     return "\n".join(lines)
 
@@ -219,7 +219,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
         if calibration:
             for name, table in result.calibration.items():
                 click.echo(f"\ncalibration of {name}:")
-                click.echo(_format_table(table, len(next(iter(table.values()))), "").lstrip())
+                click.echo(_format_table(table, len(next(iter(table.values()))), ""))
 
 
 @click.command("warmup")

@@ -377,8 +377,10 @@ def load_example(name: str = "football", period: str | None = None):
     """The bundled example as :class:`fastrate.Games`.
 
     ``football``: home team first; score and margin from the goals; ``neutral`` from the
-    data; ``weight`` is World Football Elo's K by match type (see
-    :func:`fastrate.elo.world_football_k`), for use with ``EloConfig.world_football()``.
+    data; ``weight`` is World Football Elo's K by match type divided by 40 (0.5 for a
+    friendly ... 1.5 for a World Cup finals match; see :func:`fastrate.elo.world_football_k`),
+    so ``EloConfig.world_football()`` (K 40) gives eloratings.net's K and any other Elo
+    weighs matches the same way.
     """
     from fastrate.ratings.elo import world_football_k
 
@@ -387,7 +389,7 @@ def load_example(name: str = "football", period: str | None = None):
     from fastrate.data import Games
 
     g = games_from_table(table, period=period, source=path.name)
-    weights = world_football_k(table.column("tournament"))
+    weights = world_football_k(table.column("tournament")) / 40.0
     return Games(white=g.white, black=g.black, score=g.score, players=g.players, time=g.time,
                  period=g.period, period_labels=g.period_labels,
                  weight=weights if g.order is None else weights[g.order], margin=g.margin,

@@ -146,12 +146,13 @@ class EloConfig:
 
     @classmethod
     def world_football(cls, **kw: Any) -> EloConfig:
-        """World Football Elo (eloratings.net): home 100, goal-difference multiplier.
+        """World Football Elo (eloratings.net): K 40, home 100, goal-difference multiplier.
 
-        K by match type goes in as the games' ``weight`` with ``k=1`` (see
-        :func:`world_football_k`).
+        The match type's K (20 friendlies ... 60 World Cup finals) goes in as the games'
+        ``weight`` relative to 40: ``weight = world_football_k(tournament) / 40`` (the
+        bundled football example carries exactly that weight).
         """
-        return cls(**{"k": 1.0, "advantage": 100.0, "margin": "world_football", **kw})
+        return cls(**{"k": 40.0, "advantage": 100.0, "margin": "world_football", **kw})
 
 
 def world_football_k(tournament: Any) -> np.ndarray:
@@ -229,12 +230,14 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
                 reset_game, reset_player, reset_value,
                 k, k_mode, bounds, values, pa, pb, pc, fide_threshold, fide_k,
                 factor, cap, advantage, mov_mode, regression, regression_mean, by_period,
-                pending, stamp, touched, pred):
+                pending, stamp, touched, pred, pre_white, pre_black):
     """Elo over games in order. Per-game arrays ``weight``, ``margin``, ``neutral`` and
     ``period`` may have length 0 (absent); ``pending``/``stamp``/``touched`` are scratch
-    (length n_players) used only when ``by_period``. Writes ``pred`` and updates the
+    (length n_players) used only when ``by_period``. Writes ``pred`` (and, when they have
+    length n, the pre-game ratings ``pre_white``/``pre_black``) and updates the
     per-player state in place."""
     n = white.shape[0]
+    record = pre_white.shape[0] > 0
     has_w = weight.shape[0] > 0
     has_m = margin.shape[0] > 0
     has_n = neutral.shape[0] > 0
@@ -265,10 +268,24 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
             if last_period[b] != no_period and p > last_period[b]:
                 rating[b] = rating[b] * (1.0 - regression) + regression * regression_mean
         while rp < n_res and reset_game[rp] == i:
-            rating[reset_player[rp]] = reset_value[rp]
+            q = reset_player[rp]
+            rating[q] = reset_value[rp]
+            if by_period:
+                # a reset replaces the rating: changes pending from earlier games of this
+                # period are dropped, as they are overwritten game by game
+                pending[q] = 0.0
             rp += 1
+        if k_mode == 3:
+            # a rating raised to the threshold by regression or a reset has reached it
+            if rating[a] >= fide_threshold:
+                reached[a] = True
+            if rating[b] >= fide_threshold:
+                reached[b] = True
         last_period[a] = p
         last_period[b] = p
+        if record:
+            pre_white[i] = rating[a]
+            pre_black[i] = rating[b]
         d = rating[a] - rating[b]
         if not (has_n and neutral[i]):
             d += advantage
@@ -317,16 +334,20 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
 
 @kernel
 def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, games_played,
-                       last_period, k, factor, cap, advantage, pred):
+                       last_period, k, factor, cap, advantage, pred, pre_white, pre_black):
     """The common case, kept branch-light: constant K, no margin model, no regression,
     no resets, game-by-game. Same arithmetic as :func:`_elo_kernel`."""
     n = white.shape[0]
     has_w = weight.shape[0] > 0
     has_n = neutral.shape[0] > 0
     has_p = period.shape[0] > 0
+    record = pre_white.shape[0] > 0
     for i in range(n):
         a = white[i]
         b = black[i]
+        if record:
+            pre_white[i] = rating[a]
+            pre_black[i] = rating[b]
         d = rating[a] - rating[b]
         if not (has_n and neutral[i]):
             d += advantage
@@ -421,11 +442,14 @@ def _resolve_resets(resets: Any, games: Games) -> tuple[np.ndarray, np.ndarray, 
 
 
 def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
-         resets: Any = None) -> Ratings:
+         resets: Any = None, record_pregame: bool = False) -> Ratings:
     """Rate ``games`` with Elo; return final ratings and every pre-game prediction.
 
     ``initial`` sets starting ratings (see :meth:`fastrate.data.PlayerState.resolve`);
     ``resets`` replaces ratings at given periods/times (see :func:`_resolve_resets`).
+    ``record_pregame=True`` also returns both players' ratings before every game (after
+    any regression or reset, before the update; advantage not included) as
+    ``Ratings.pre_white`` / ``Ratings.pre_black``, in input order.
     """
     if not isinstance(games, Games):
         raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "
@@ -457,6 +481,9 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     stamp = np.full(m, -1, dtype=np.int64)
     touched = np.zeros(m, dtype=np.int64)
     pred = np.empty(games.n_games, dtype=np.float64)
+    n_pre = games.n_games if record_pregame else 0
+    pre_white = np.empty(n_pre, dtype=np.float64)
+    pre_black = np.empty(n_pre, dtype=np.float64)
     mean = config.initial_rating if config.regression_mean is None else config.regression_mean
     weight = _EMPTY_F if games.weight is None else games.weight
     neutral = _EMPTY_B if games.neutral is None else games.neutral
@@ -467,7 +494,7 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
         _elo_simple_kernel(games.white, games.black, games.score, weight, neutral, period,
                            state.rating, state.games_played, state.last_period,
                            float(config.k), LN10 / config.scale, float(config.cap or 0.0),
-                           float(config.advantage), pred)
+                           float(config.advantage), pred, pre_white, pre_black)
     else:
         _elo_kernel(games.white, games.black, games.score, weight,
                     _EMPTY_F if games.margin is None else games.margin, neutral, period,
@@ -478,8 +505,10 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
                     float(config.fide_threshold), float(config.fide_k),
                     LN10 / config.scale, float(config.cap or 0.0), float(config.advantage),
                     _MOV_MODE[config.margin], float(config.regression), float(mean), by_period,
-                    pending, stamp, touched, pred)
+                    pending, stamp, touched, pred, pre_white, pre_black)
     return Ratings(system="elo", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
                    config=config,
-                   last_period=state.last_period if games.period is not None else None)
+                   last_period=state.last_period if games.period is not None else None,
+                   pre_white=games.to_input_order(pre_white) if record_pregame else None,
+                   pre_black=games.to_input_order(pre_black) if record_pregame else None)

@@ -1,0 +1,244 @@
+"""Scores of probabilistic predictions of two-player games (SPEC §7).
+
+Every function takes ``p``, the predicted score of the first player (his expected
+score, a probability in [0, 1]) and ``y``, his actual score (1 win, 0.5 draw, 0 loss,
+or a fraction in [0, 1]), plus optional per-game ``weights`` (non-negative; the
+metrics become weighted means) and a boolean ``mask`` selecting the games to score.
+
+* ``log_loss = -mean(y ln p + (1-y) ln(1-p))`` with ``p`` clipped to
+  ``[1e-15, 1 - 1e-15]`` (so a confident wrong prediction costs about 34.5, not inf);
+* ``binomial_deviance = -mean(y log10 p + (1-y) log10(1-p))``, the same clipping
+  (Kaggle's "Elo vs the rest of the world"); it equals ``log_loss / ln 10``;
+* ``brier = mean((p - y)^2)`` and ``rmse = sqrt(brier)``;
+* ``accuracy`` -- how often the favourite won, with draws excluded or counted as half
+  (see :func:`accuracy`);
+* ``calibration`` -- a table of predicted against observed scores by bins of ``p``.
+
+An empty selection (no games, a mask with no ``True``, zero total weight, or no
+decisive game for ``accuracy(draws="exclude")``) scores ``nan``. Inputs are checked
+once: lengths must agree and values must be finite and in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from fastrate._validate import as_1d, as_float64, check_range, fail_at
+from fastrate.errors import ConfigError, InputError, InputTypeError
+
+__all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
+           "calibration", "summary", "METRICS"]
+
+#: predictions are clipped to ``[EPS, 1 - EPS]`` before taking logarithms
+EPS = 1e-15
+#: the two accuracy conventions
+DRAWS = ("exclude", "half")
+#: the scalar metrics :func:`summary` reports, in order
+METRICS = ("log_loss", "deviance", "brier", "rmse", "accuracy")
+
+_LN10 = math.log(10.0)
+
+
+# ----------------------------------------------------------------------------------
+# input checks
+
+
+def _prepare(p: Any, y: Any, weights: Any = None, mask: Any = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validate and select: return ``(p, y, w)`` restricted to ``mask`` (``w`` or None)."""
+    pa = as_float64(p, "predictions")
+    ya = as_float64(y, "outcomes")
+    n = pa.shape[0]
+    if ya.shape[0] != n:
+        raise InputError(f"predictions and outcomes must have the same length; got {n} "
+                         f"predictions and {ya.shape[0]} outcomes")
+    check_range(pa, "predictions", 0.0, 1.0)
+    check_range(ya, "outcomes", 0.0, 1.0)
+    wa = None
+    if weights is not None:
+        wa = as_float64(weights, "weights")
+        if wa.shape[0] != n:
+            raise InputError(f"weights must have one value per prediction ({n}); got "
+                             f"{wa.shape[0]}")
+        neg = wa < 0
+        if neg.any():
+            raise fail_at("weights", "must be >= 0", wa, int(np.argmax(neg)))
+    if mask is not None:
+        m = as_1d(mask, "mask")
+        if m.dtype.kind != "b":
+            raise InputTypeError(f"mask must be a boolean array (True = score the game); got "
+                                 f"dtype {m.dtype}")
+        if m.shape[0] != n:
+            raise InputError(f"mask must have one value per prediction ({n}); got "
+                             f"{m.shape[0]}")
+        if not m.all():
+            pa, ya = pa[m], ya[m]
+            wa = None if wa is None else wa[m]
+    return pa, ya, wa
+
+
+def _mean(x: np.ndarray, w: np.ndarray | None) -> float:
+    """(Weighted) mean; ``nan`` for an empty selection or zero total weight."""
+    if x.shape[0] == 0:
+        return math.nan
+    if w is None:
+        return float(np.mean(x))
+    total = float(np.sum(w))
+    if total == 0.0:
+        return math.nan
+    return float(np.dot(w, x) / total)
+
+
+def _check_draws(draws: str) -> str:
+    if draws not in DRAWS:
+        raise ConfigError(f"draws must be one of 'exclude', 'half'; got {draws!r}")
+    return draws
+
+
+def _log_terms(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-game ``-(y ln p + (1-y) ln(1-p))`` with ``p`` clipped to [EPS, 1-EPS]."""
+    pc = np.clip(p, EPS, 1.0 - EPS)
+    return -(y * np.log(pc) + (1.0 - y) * np.log1p(-pc))
+
+
+def _hits(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-game credit of the favourite: 1 won, 0 lost, 0.5 for a draw or ``p == 0.5``."""
+    fav = np.sign(p - 0.5)
+    res = np.sign(y - 0.5)
+    return np.where((fav == 0) | (res == 0), 0.5, (fav == res).astype(np.float64))
+
+
+# ----------------------------------------------------------------------------------
+# metrics
+
+
+def log_loss(p: Any, y: Any, weights: Any = None, mask: Any = None) -> float:
+    """Mean negative log-likelihood (natural log), ``-mean(y ln p + (1-y) ln(1-p))``.
+
+    ``p`` is clipped to ``[1e-15, 1 - 1e-15]``. Always predicting 0.5 scores
+    ``ln 2 = 0.6931``.
+
+    >>> round(log_loss([0.8, 0.3], [1, 0]), 6)   # -(ln 0.8 + ln 0.7) / 2
+    0.289909
+    """
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    return _mean(_log_terms(pa, ya), wa)
+
+
+def binomial_deviance(p: Any, y: Any, weights: Any = None, mask: Any = None) -> float:
+    """Binomial deviance, ``-mean(y log10 p + (1-y) log10(1-p))`` (Kaggle's chess
+    rating competitions); the same clipping as :func:`log_loss`, whose value it is
+    divided by ``ln 10``. Always predicting 0.5 scores ``log10 2 = 0.3010``."""
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    return _mean(_log_terms(pa, ya), wa) / _LN10
+
+
+def brier(p: Any, y: Any, weights: Any = None, mask: Any = None) -> float:
+    """Brier score (mean squared error of the expected score), ``mean((p - y)^2)``."""
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    return _mean((pa - ya) ** 2, wa)
+
+
+def rmse(p: Any, y: Any, weights: Any = None, mask: Any = None) -> float:
+    """Root mean squared error of the expected score, ``sqrt(brier)``."""
+    return math.sqrt(brier(p, y, weights, mask))
+
+
+def accuracy(p: Any, y: Any, weights: Any = None, mask: Any = None,
+             draws: str = "exclude") -> float:
+    """How often the favourite (``p > 0.5`` for the first player) won.
+
+    A game's credit is 1 when the favourite won, 0 when he lost, and 0.5 when the
+    prediction was exactly 0.5 (no favourite) or the game was drawn. A result ``y``
+    above 0.5 is a win of the first player, below 0.5 a loss, exactly 0.5 a draw.
+
+    * ``draws="exclude"`` (default): the mean credit over decisive games only (draws
+      left out); ``nan`` if there is none.
+    * ``draws="half"``: the mean credit over every game, a draw counting 0.5.
+
+    >>> accuracy([0.8, 0.3, 0.6], [1, 1, 0.5])
+    0.5
+    >>> accuracy([0.8, 0.3, 0.6], [1, 1, 0.5], draws="half")
+    0.5
+    """
+    _check_draws(draws)
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    if draws == "exclude":
+        decisive = ya != 0.5
+        if not decisive.all():
+            pa, ya = pa[decisive], ya[decisive]
+            wa = None if wa is None else wa[decisive]
+    return _mean(_hits(pa, ya), wa)
+
+
+def calibration(p: Any, y: Any, bins: int = 10, weights: Any = None, mask: Any = None,
+                strategy: str = "uniform") -> dict[str, np.ndarray]:
+    """Predicted against observed score by bins of the prediction.
+
+    ``strategy="uniform"`` (default): ``bins`` equal-width bins of [0, 1]; bin ``i``
+    holds ``i/bins <= p < (i+1)/bins`` (edges computed as ``i / bins``), the last bin
+    also ``p == 1``. Every bin is
+    listed, empty ones with ``count`` 0 and ``nan`` means.
+    ``strategy="quantile"``: bin edges at the quantiles of ``p`` (deciles for
+    ``bins=10``), so the bins hold about equally many games; repeated edges are merged,
+    so there may be fewer rows than ``bins``.
+
+    Returns a dict of equal-length arrays: ``lower``, ``upper`` (bin edges), ``count``
+    (games in the bin), ``mean_predicted`` and ``mean_observed`` (weighted means when
+    ``weights`` are given). The counts sum to the number of scored games.
+    """
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    if strategy not in ("uniform", "quantile"):
+        raise ConfigError(f"strategy must be one of 'uniform', 'quantile'; got {strategy!r}")
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    bins = int(bins)
+    if strategy == "uniform":
+        edges = np.arange(bins + 1, dtype=np.float64) / bins
+        idx = np.minimum((pa * bins).astype(np.int64), bins - 1)
+        # p * bins can round across an edge: the edges (i / bins) decide
+        idx -= (pa < edges[idx]).astype(np.int64)
+        idx += ((idx < bins - 1) & (pa >= edges[np.minimum(idx + 1, bins)])).astype(np.int64)
+    else:
+        if pa.shape[0] == 0:
+            edges = np.array([0.0, 1.0])
+        else:
+            edges = np.unique(np.quantile(pa, np.linspace(0.0, 1.0, bins + 1)))
+            if edges.shape[0] == 1:
+                edges = np.array([edges[0], edges[0]])
+        nb = edges.shape[0] - 1
+        idx = np.clip(np.searchsorted(edges, pa, side="right") - 1, 0, nb - 1)
+        bins = nb
+    count = np.bincount(idx, minlength=bins).astype(np.int64)
+    w = np.ones(pa.shape[0]) if wa is None else wa
+    wsum = np.bincount(idx, weights=w, minlength=bins)
+    psum = np.bincount(idx, weights=w * pa, minlength=bins)
+    ysum = np.bincount(idx, weights=w * ya, minlength=bins)
+    ok = wsum > 0
+    mean_p = np.full(bins, np.nan)
+    mean_y = np.full(bins, np.nan)
+    mean_p[ok] = psum[ok] / wsum[ok]
+    mean_y[ok] = ysum[ok] / wsum[ok]
+    return {"lower": edges[:-1].copy(), "upper": edges[1:].copy(), "count": count,
+            "mean_predicted": mean_p, "mean_observed": mean_y}
+
+
+def summary(p: Any, y: Any, weights: Any = None, mask: Any = None,
+            draws: str = "exclude") -> dict[str, float | int]:
+    """Every scalar metric at once: ``n`` (games scored), ``log_loss``, ``deviance``,
+    ``brier``, ``rmse`` and ``accuracy`` (with the given draw convention)."""
+    _check_draws(draws)
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    ll = _mean(_log_terms(pa, ya), wa)
+    br = _mean((pa - ya) ** 2, wa)
+    if draws == "exclude":
+        decisive = ya != 0.5
+        hits = _hits(pa[decisive], ya[decisive])
+        acc = _mean(hits, None if wa is None else wa[decisive])
+    else:
+        acc = _mean(_hits(pa, ya), wa)
+    return {"n": int(pa.shape[0]), "log_loss": ll, "deviance": ll / _LN10, "brier": br,
+            "rmse": math.sqrt(br), "accuracy": acc}

@@ -1,0 +1,95 @@
+"""A slow, obviously-correct pure-Python Glicko, written from Glickman's paper ("The
+Glicko system", glicko.net) and SPEC §1.2 only (not from the kernel); the oracle of
+tests/test_glicko.py.
+
+Plain dicts keyed by player name and a plain loop over rating periods; the formulas
+are written as in the paper (``10 ** (...)``, ``d^2`` then ``1/d^2``).
+
+Conventions (the ones fastrate documents):
+
+* games are ``(period, white, black, score)`` in chronological order; consecutive games
+  with the same period form one rating period; ``period=None`` for all games means one
+  period and no RD growth;
+* step 1, at the onset of period ``p``, only for the players of the period: a player
+  last rated in period ``L`` gets ``RD = min(sqrt(RD^2 + c^2 (p - L)), max_rd)`` when
+  ``p > L``; a player never rated (``L is None``) keeps his RD;
+* step 2 for every player of the period against all his games of the period, with
+  every opponent's values from the onset of the period; ``RD'`` floored at ``min_rd``;
+* the reported RD is the one after the player's last rated period, ``last_period``
+  that period;
+* the prediction of a game: ``1 / (1 + 10 ** (-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b)/400))``
+  with both players' onset values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+Q = math.log(10) / 400
+
+
+@dataclass
+class Player:
+    rating: float
+    rd: float
+    last_period: int | None = None
+    games_played: int = 0
+
+
+def g(rd: float) -> float:
+    return 1 / math.sqrt(1 + 3 * Q**2 * rd**2 / math.pi**2)
+
+
+def expected(r: float, r_j: float, rd_j: float) -> float:
+    return 1 / (1 + 10 ** (-g(rd_j) * (r - r_j) / 400))
+
+
+def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 1500.0,
+         initial_rd: float = 350.0, max_rd: float = 350.0,
+         c: float = math.sqrt((350**2 - 50**2) / 30), min_rd: float = 0.0,
+         state: dict[Any, Player] | None = None) -> tuple[dict[Any, Player], list[float]]:
+    """Return the final players (name -> Player) and the prediction of every game."""
+    players = {k: replace(v) for k, v in (state or {}).items()}
+    predictions: list[float] = []
+    i = 0
+    while i < len(games):
+        p = games[i][0]
+        j = i
+        while j < len(games) and games[j][0] == p:
+            j += 1
+        period_games = games[i:j]
+        i = j
+        # step 1: onset values of everyone who plays in this period
+        onset: dict[Any, tuple[float, float]] = {}
+        for _, a, b, _s in period_games:
+            for x in (a, b):
+                if x in onset:
+                    continue
+                pl = players.setdefault(x, Player(initial_rating, initial_rd))
+                rd = pl.rd
+                if p is not None and pl.last_period is not None and p > pl.last_period:
+                    rd = min(math.sqrt(rd**2 + c**2 * (p - pl.last_period)), max_rd)
+                onset[x] = (pl.rating, rd)
+        # the results of the period, per player
+        results: dict[Any, list[tuple[float, float, float]]] = {x: [] for x in onset}
+        for _, a, b, s in period_games:
+            (ra, rda), (rb, rdb) = onset[a], onset[b]
+            results[a].append((rb, rdb, s))
+            results[b].append((ra, rda, 1 - s))
+            predictions.append(1 / (1 + 10 ** (-g(math.sqrt(rda**2 + rdb**2)) * (ra - rb) / 400)))
+            players[a].games_played += 1
+            players[b].games_played += 1
+        # step 2
+        for x, (r, rd) in onset.items():
+            d2 = 1 / (Q**2 * sum(g(rd_j)**2 * expected(r, r_j, rd_j) * (1 - expected(r, r_j, rd_j))
+                                 for r_j, rd_j, _ in results[x]))
+            change = sum(g(rd_j) * (s_j - expected(r, r_j, rd_j)) for r_j, rd_j, s_j in results[x])
+            new_r = r + Q / (1 / rd**2 + 1 / d2) * change
+            new_rd = max(math.sqrt(1 / (1 / rd**2 + 1 / d2)), min_rd)
+            pl = players[x]
+            pl.rating, pl.rd = new_r, new_rd
+            if p is not None:
+                pl.last_period = p
+    return players, predictions

@@ -1,0 +1,146 @@
+"""A slow, obviously-correct pure-Python Glicko-2, written from Glickman's "Example of
+the Glicko-2 system" (the 2013+ version, Illinois algorithm) and SPEC §1.3 only (not
+from the kernel); the oracle of tests/test_glicko2.py.
+
+Plain dicts keyed by player name and a plain loop over rating periods, steps 1-8 of
+the paper written out.
+
+Conventions (the ones fastrate documents):
+
+* games are ``(period, white, black, score)`` in chronological order; consecutive games
+  with the same period form one rating period; ``period=None`` for all games means one
+  period and no growth;
+* a player last rated in period ``L`` who plays in period ``p`` first gets the paper's
+  "did not compete" step ``phi <- sqrt(phi^2 + sigma^2)`` once for each of the missed
+  periods ``L+1 .. p-1``; a player never rated (``L is None``) gets none;
+* steps 2-8 for every player of the period against all his games of the period, with
+  the opponents' values from the onset of the period; if ``sum g^2 E (1-E)`` is exactly 0
+  (expected scores of 0 or 1 in floating point) the volatility is kept and
+  ``phi' = sqrt(phi^2 + sigma^2)``, ``mu' = mu + phi'^2 sum g (s - E)``;
+* the volatility iteration stops after ``max_iterations`` steps; the player is then
+  flagged as unconverged and the last iterate kept;
+* the prediction of a game: ``1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+SCALE = 173.7178
+
+
+@dataclass
+class Player:
+    rating: float
+    rd: float
+    volatility: float
+    last_period: int | None = None
+    games_played: int = 0
+    unconverged: bool = False
+
+
+def g(phi: float) -> float:
+    return 1 / math.sqrt(1 + 3 * phi**2 / math.pi**2)
+
+
+def E(mu: float, mu_j: float, phi_j: float) -> float:
+    return 1 / (1 + math.exp(-g(phi_j) * (mu - mu_j)))
+
+
+def new_volatility(sigma: float, phi: float, v: float, delta: float, tau: float,
+                   epsilon: float, max_iterations: int) -> tuple[float, bool]:
+    """Step 5 of the paper; returns (sigma', converged)."""
+    a = math.log(sigma**2)
+
+    def f(x: float) -> float:
+        return (math.exp(x) * (delta**2 - phi**2 - v - math.exp(x))
+                / (2 * (phi**2 + v + math.exp(x)) ** 2) - (x - a) / tau**2)
+
+    A = a
+    if delta**2 > phi**2 + v:
+        B = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * tau) < 0:
+            k += 1
+        B = a - k * tau
+    fA, fB = f(A), f(B)
+    steps = 0
+    while abs(B - A) > epsilon:
+        if steps == max_iterations:
+            return math.exp(A / 2), False
+        steps += 1
+        C = A + (A - B) * fA / (fB - fA)
+        fC = f(C)
+        if fC * fB <= 0:
+            A, fA = B, fB
+        else:
+            fA = fA / 2
+        B, fB = C, fC
+    return math.exp(A / 2), True
+
+
+def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 1500.0,
+         initial_rd: float = 350.0, initial_volatility: float = 0.06, tau: float = 0.5,
+         scale: float = SCALE, epsilon: float = 1e-6, max_iterations: int = 100,
+         state: dict[Any, Player] | None = None) -> tuple[dict[Any, Player], list[float]]:
+    """Return the final players (name -> Player) and the prediction of every game."""
+    players = {k: replace(v) for k, v in (state or {}).items()}
+    predictions: list[float] = []
+    i = 0
+    while i < len(games):
+        p = games[i][0]
+        j = i
+        while j < len(games) and games[j][0] == p:
+            j += 1
+        period_games = games[i:j]
+        i = j
+        # step 1-2: onset values on the Glicko-2 scale, with the missed periods' growth
+        onset: dict[Any, tuple[float, float, float]] = {}
+        for _, a, b, _s in period_games:
+            for x in (a, b):
+                if x in onset:
+                    continue
+                pl = players.setdefault(x, Player(initial_rating, initial_rd,
+                                                  initial_volatility))
+                mu = (pl.rating - 1500) / scale
+                phi = pl.rd / scale
+                if p is not None and pl.last_period is not None:
+                    for _missed in range(pl.last_period + 1, p):
+                        phi = math.sqrt(phi**2 + pl.volatility**2)
+                onset[x] = (mu, phi, pl.volatility)
+        results: dict[Any, list[tuple[float, float, float]]] = {x: [] for x in onset}
+        for _, a, b, s in period_games:
+            (mu_a, phi_a, _), (mu_b, phi_b, _) = onset[a], onset[b]
+            results[a].append((mu_b, phi_b, s))
+            results[b].append((mu_a, phi_a, 1 - s))
+            predictions.append(1 / (1 + math.exp(-g(math.sqrt(phi_a**2 + phi_b**2))
+                                                 * (mu_a - mu_b))))
+            players[a].games_played += 1
+            players[b].games_played += 1
+        for x, (mu, phi, sigma) in onset.items():
+            res = results[x]
+            info = sum(g(phi_j)**2 * E(mu, mu_j, phi_j) * (1 - E(mu, mu_j, phi_j))
+                       for mu_j, phi_j, _ in res)
+            total = sum(g(phi_j) * (s_j - E(mu, mu_j, phi_j)) for mu_j, phi_j, s_j in res)
+            pl = players[x]
+            if info > 0:
+                v = 1 / info                                              # step 3
+                delta = v * total                                         # step 4
+                sigma_new, ok = new_volatility(sigma, phi, v, delta, tau, epsilon,
+                                               max_iterations)            # step 5
+                phi_star = math.sqrt(phi**2 + sigma_new**2)               # step 6
+                phi_new = 1 / math.sqrt(1 / phi_star**2 + 1 / v)          # step 7
+            else:
+                sigma_new, ok = sigma, True
+                phi_new = math.sqrt(phi**2 + sigma**2)
+            mu_new = mu + phi_new**2 * total
+            pl.rating = scale * mu_new + 1500                             # step 8
+            pl.rd = scale * phi_new
+            pl.volatility = sigma_new
+            pl.unconverged = not ok
+            if p is not None:
+                pl.last_period = p
+    return players, predictions
