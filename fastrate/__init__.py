@@ -41,6 +41,7 @@ _SUBMODULES = {
     "glicko2": "fastrate.ratings.glicko2",
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",
+    "backgammon": "fastrate.stats.backgammon",
 }
 
 __all__ = sorted([*_LAZY, *_SUBMODULES, "__version__"])
@@ -64,6 +65,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics
+    from fastrate.stats import backgammon
     from fastrate._numba import warmup
     from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError

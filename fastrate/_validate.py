@@ -50,6 +50,9 @@ def require(x: np.ndarray, dtype: Any) -> np.ndarray:
 
 
 def _fmt(value: Any) -> str:
+    if isinstance(value, np.datetime64):
+        # .item() of a datetime64[ns] is a bare integer; show the date instead
+        return "NaT" if np.isnat(value) else np.datetime_as_string(value, unit="auto")
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
     if isinstance(value, (np.integer,)):
@@ -88,18 +91,27 @@ def as_float64(x: Any, column: str, source: Source = NO_SOURCE, *,
     if arr.dtype.kind in "biuf":
         out = require(arr, np.float64)
     else:
-        out = np.empty(arr.shape[0], dtype=np.float64)
-        for i, v in enumerate(arr.tolist()):
-            try:
-                out[i] = float(v) if v is not None else math.nan
-            except (TypeError, ValueError):
-                raise fail_at(column, "must be numeric", arr, i, source) from None
+        try:  # strings and Python numbers convert in C; None and bad strings take the slow path
+            out = require(arr.astype(np.float64), np.float64)
+        except (TypeError, ValueError):
+            out = _float_rows(arr, column, source)
     if not allow_nan:
         bad = ~np.isfinite(out)
         if bad.any():
             i = int(np.argmax(bad))
             raise fail_at(column, "must be a finite number (no NaN, missing or infinite "
                           "values)", out, i, source, "drop or fill those rows")
+    return out
+
+
+def _float_rows(arr: np.ndarray, column: str, source: Source) -> np.ndarray:
+    """Row-by-row float conversion (None -> NaN) that names the first non-number."""
+    out = np.empty(arr.shape[0], dtype=np.float64)
+    for i, v in enumerate(arr.tolist()):
+        try:
+            out[i] = float(v) if v is not None else math.nan
+        except (TypeError, ValueError):
+            raise fail_at(column, "must be numeric", arr, i, source) from None
     return out
 
 

@@ -33,4 +33,12 @@ def run(verbose: bool = False) -> list[str]:
         done.append(name)
         if verbose:
             print(f"compiled {name}")
+    from fastrate.data import Games
+    from fastrate.stats import backgammon
+
+    matches = Games.from_arrays(["a", "b"], ["b", "c"], [1.0, 0.0], weight=[5.0, 3.0])
+    backgammon.rate(matches, backgammon.FibsConfig())
+    done.append("backgammon")
+    if verbose:
+        print("compiled backgammon")
     return done

@@ -19,6 +19,7 @@ import numpy as np
 from fastrate._validate import (
     NO_SOURCE,
     Source,
+    _fmt,
     as_1d,
     as_float64,
     check_length,
@@ -72,36 +73,101 @@ class PlayerIndex:
             raise InputError(f"unknown player {name!r}") from None
 
     @classmethod
-    def intern(cls, *columns: np.ndarray) -> tuple[PlayerIndex, list[np.ndarray]]:
-        """Intern one or more name columns together; return the index and id arrays."""
+    def intern(cls, *columns: Any, names: Sequence[str] | None = None,
+               source: Source = NO_SOURCE) -> tuple[PlayerIndex, list[np.ndarray]]:
+        """Intern one or more name columns together; return the index and id arrays.
+
+        Ids follow first appearance reading the rows in order (row 1's first column,
+        row 1's second column, row 2's first column, ...; columns of unequal length are
+        read one after the other). Columns may be NumPy arrays, lists, pandas/polars
+        series or Arrow arrays; ``None``, NaN and Arrow nulls are missing names, an error
+        that names the column (``names``, default ``player1``, ``player2`` ...) and row.
+        Integer ids stay integers; a mix of integers and strings is compared as strings.
+        """
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        sizes = [c.shape[0] for c in columns]
-        joined = np.concatenate(columns) if len(columns) > 1 else columns[0]
-        if joined.dtype.kind == "O":
-            # mixed Python objects: go through str only if they are not all ints
-            try:
-                arr = pa.array(joined)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                arr = pa.array(joined.astype(str))
-        else:
-            arr = pa.array(joined)
-        if arr.null_count:
-            i = int(np.argmax(np.asarray(arr.is_null())))
-            col = 0
-            while i >= sizes[col]:
-                i -= sizes[col]
-                col += 1
-            raise InputError(f"player column {col + 1} has a missing name at row {i + 1}")
-        enc = pc.dictionary_encode(arr)
+        k = len(columns)
+        if k == 0:
+            raise InputTypeError("intern() needs at least one column of names")
+        labels = list(names) if names is not None else [f"player{c + 1}" for c in range(k)]
+        arrays = [_name_array(c, labels[j]) for j, c in enumerate(columns)]
+        arrays = _common_type(arrays)
+        sizes = [len(a) for a in arrays]
+        interleave = k > 1 and len(set(sizes)) == 1
+        joined = pa.concat_arrays(arrays) if k > 1 else arrays[0]
+        if interleave:
+            n = sizes[0]
+            joined = joined.take(pa.array(np.arange(n * k).reshape(k, n).T.ravel()))
+        if joined.null_count:
+            pos = int(np.argmax(np.asarray(joined.is_null())))
+            if interleave:
+                row, col = divmod(pos, k)
+            else:
+                col, row = 0, pos
+                while row >= sizes[col]:
+                    row -= sizes[col]
+                    col += 1
+            raise InputError(f"column '{labels[col]}' must name a player in every row; found a "
+                             f"missing value at {source.where(row)}; drop or fill those rows")
+        enc = pc.dictionary_encode(joined)
         ids = np.asarray(enc.indices).astype(np.int64)
-        names = enc.dictionary.to_numpy(zero_copy_only=False)
-        out, start = [], 0
-        for s in sizes:
-            out.append(require(ids[start:start + s], np.int64))
-            start += s
-        return cls(names), out
+        out: list[np.ndarray] = []
+        if interleave:
+            out = [require(ids[c::k], np.int64) for c in range(k)]
+        else:
+            start = 0
+            for size in sizes:
+                out.append(require(ids[start:start + size], np.int64))
+                start += size
+        return cls(enc.dictionary.to_numpy(zero_copy_only=False)), out
+
+
+def _is_arrow(x: Any) -> bool:
+    return type(x).__module__.startswith("pyarrow") and hasattr(x, "null_count")
+
+
+def _name_array(x: Any, column: str):
+    """One column of player names as a single pyarrow Array (None/NaN -> null)."""
+    import pyarrow as pa
+
+    if isinstance(x, pa.ChunkedArray):
+        return x.chunk(0) if x.num_chunks == 1 else (
+            x.combine_chunks() if x.num_chunks else pa.array([], x.type))
+    if isinstance(x, pa.Array):
+        return x
+    arr = as_1d(x, column)
+    if isinstance(x, (list, tuple)) and arr.dtype.kind == "U":
+        # np.asarray turns ['a', nan, None] into ['a', 'nan', 'None']: keep the objects
+        arr = np.empty(len(x), dtype=object)
+        arr[:] = x
+    try:
+        return pa.array(arr, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # mixed Python objects (e.g. ints and strings): compare them as strings
+        vals = arr.tolist()
+        return pa.array([None if v is None or (isinstance(v, float) and math.isnan(v))
+                         else str(v) for v in vals], type=pa.string())
+
+
+def _common_type(arrays: list) -> list:
+    """Cast name arrays to one type: int64 if all are integers, else strings."""
+    import pyarrow as pa
+
+    types = {a.type for a in arrays}
+    if len(types) <= 1:
+        return arrays
+    if all(pa.types.is_integer(t) or pa.types.is_null(t) for t in types):
+        return [a.cast(pa.int64()) for a in arrays]
+    if all(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t)
+           for t in types):
+        try:  # e.g. integer ids, one column read as float because of a missing value
+            return [a.cast(pa.int64()) for a in arrays]
+        except pa.ArrowInvalid:
+            return [a.cast(pa.float64()) for a in arrays]
+    target = pa.large_string() if any(pa.types.is_large_string(t) for t in types) \
+        else pa.string()
+    return [a.cast(target) for a in arrays]
 
 
 # ----------------------------------------------------------------------------------
@@ -220,16 +286,16 @@ def as_bool(x: Any, column: str, source: Source = NO_SOURCE) -> np.ndarray:
             raise fail_at(column, "must be a boolean (0/1, true/false)", arr, int(np.argmax(bad)),
                           source)
         return require(arr.astype(np.bool_), np.bool_)
-    out = np.empty(arr.shape[0], dtype=np.bool_)
-    for i, v in enumerate(arr.tolist()):
-        s = str(v).strip().lower() if v is not None else ""
-        if s in _TRUE:
-            out[i] = True
-        elif s in _FALSE and v is not None:
-            out[i] = False
-        else:
-            raise fail_at(column, "must be a boolean (0/1, true/false)", arr, i, source)
-    return out
+    # text: map each distinct value once (None -> 'None', which is refused)
+    uniq, inverse = np.unique(arr.astype(str), return_inverse=True)
+    code = np.array([1 if u.strip().lower() in _TRUE else 0 if u.strip().lower() in _FALSE
+                     else -1 for u in uniq.tolist()], dtype=np.int8)
+    vals = code[inverse.reshape(-1)]
+    bad = vals < 0
+    if bad.any():
+        raise fail_at(column, "must be a boolean (0/1, true/false)", arr, int(np.argmax(bad)),
+                      source)
+    return require(vals == 1, np.bool_)
 
 
 # ----------------------------------------------------------------------------------
@@ -294,23 +360,28 @@ class Games:
         results still come back in input order) or refused (``sort=False``).
         """
         src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
-        w = as_1d(white, "white")
-        b = as_1d(black, "black")
-        n = w.shape[0]
+        # Arrow columns and lists go to the interner as they are (no round trip through
+        # Python objects; a NaN in a list of names stays a missing name, not 'nan')
+        w = white if _is_arrow(white) or isinstance(white, (list, tuple)) else as_1d(white,
+                                                                                     "white")
+        b = black if _is_arrow(black) or isinstance(black, (list, tuple)) else as_1d(black,
+                                                                                     "black")
+        n = len(w)
         if n == 0:
             raise InputError("no games: the input has no rows")
-        check_length(b, "black", n)
+        if len(b) != n:
+            raise InputError(f"column 'black' must have one value per game ({n}); got {len(b)}")
         if players is not None:
             index = players if isinstance(players, PlayerIndex) else PlayerIndex(players)
-            wi = _ids(w, "white", len(index), src)
-            bi = _ids(b, "black", len(index), src)
+            wi = _ids(as_1d(w, "white"), "white", len(index), src)
+            bi = _ids(as_1d(b, "black"), "black", len(index), src)
         else:
-            index, (wi, bi) = PlayerIndex.intern(w, b)
+            index, (wi, bi) = PlayerIndex.intern(w, b, names=("white", "black"), source=src)
         same = wi == bi
         if same.any():
             i = int(np.argmax(same))
-            raise InputError(f"a player cannot play himself: {index[wi[i]]!r} is both players "
-                             f"at {src.where(i)}")
+            raise InputError(f"a player cannot play himself: {_fmt(index[wi[i]])} is both "
+                             f"players at {src.where(i)}; drop those rows")
         s = as_float64(score, "score", src)
         check_length(s, "score", n)
         check_range(s, "score", 0.0, 1.0, src)
@@ -473,9 +544,10 @@ class PlayerState:
         init_names = cols.pop("player")
         init_index = PlayerIndex(init_names)
         if len(init_index.lookup) != len(init_index):
-            names = init_index.names.tolist()
-            dup = next(x for i, x in enumerate(names) if x in names[:i])
-            raise InputError(f"initial ratings list player {dup!r} twice")
+            seen: set[Any] = set()
+            dup = next(x for x in init_index.names.tolist() if x in seen or seen.add(x))
+            raise InputError(f"initial ratings list player {_fmt(dup)} twice; keep one row per "
+                             "player")
         lookup = init_index.lookup
         game_names = games.players.names.tolist()
         new = [name for name in game_names if name not in lookup]

@@ -101,7 +101,8 @@ def test_presets():
     fide = EloConfig.fide()
     assert (fide.k_schedule, fide.fide_threshold, fide.fide_k) == ("fide", 2400.0, 10.0)
     wf = EloConfig.world_football()
-    assert (wf.k, wf.advantage, wf.margin) == (40.0, 100.0, "world_football")  # match K via weight = K/40
+    # the match type's K goes in as weight = K / 40
+    assert (wf.k, wf.advantage, wf.margin) == (40.0, 100.0, "world_football")
     assert EloConfig.fivethirtyeight_nfl(k=25.0).k == 25.0
 
 
@@ -153,10 +154,10 @@ def test_margin_multipliers_by_hand():
     e = 1 / (1 + 10 ** (-100 / 400))
     mult = 13 ** 0.8 / (7.5 + 0.006 * -100)
     assert r["a"] == pytest.approx(1500 + 20 * mult * e, abs=1e-9)
-    # World football: 1, 1.5, (11+N)/8
+    # World football: 1, 1.5, (11+N)/8; a World Cup finals match has K 60 = 40 * 1.5
     for goals, mult in ((0, 1.0), (1, 1.0), (2, 1.5), (3, 14 / 8), (5, 16 / 8)):
         games = Games.from_arrays(["x"], ["y"], [1.0 if goals else 0.5], margin=[goals],
-                                  weight=[60.0])
+                                  weight=elo.world_football_k(["FIFA World Cup"]) / 40)
         r = elo.rate(games, EloConfig.world_football(), initial={"x": 1500.0, "y": 1600.0})
         e = 1 / (1 + 10 ** (-0 / 400))
         s = 1.0 if goals else 0.5

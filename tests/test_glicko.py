@@ -105,7 +105,7 @@ def test_c_from_target():
 
 
 @st.composite
-def scenarios(draw, min_periods=1):
+def scenarios(draw):
     n_players = draw(st.integers(2, 7))
     n_games = draw(st.integers(1, 40))
     start = draw(st.integers(-5, 5))
@@ -128,14 +128,18 @@ def scenarios(draw, min_periods=1):
                    "rd": [draw(st.floats(20.0, 350.0)) for _ in chosen],
                    "last_period": [draw(st.one_of(st.none(), st.integers(start - 6, start)))
                                    for _ in chosen]}
+        if all(x is None for x in initial["last_period"]):
+            # an all-missing column is left out (a null-typed Arrow column is not an int one)
+            del initial["last_period"]
     return periods, white, black, score, initial
 
 
 def _ref_state(initial):
     if initial is None:
         return None
+    last = initial.get("last_period", [None] * len(initial["player"]))
     return {n: ref.Player(r, rd, lp) for n, r, rd, lp in zip(
-        initial["player"], initial["rating"], initial["rd"], initial["last_period"])}
+        initial["player"], initial["rating"], initial["rd"], last)}
 
 
 def _compare(r: Ratings, players: dict, preds: list, rtol=1e-9):
@@ -188,7 +192,8 @@ def test_no_period_is_one_period(scenario):
 # 3. continuation and invariants
 
 
-def _continuation(periods, white, black, score, split, config=GlickoConfig(), initial=None):
+def _continuation(periods, white, black, score, split, config=None, initial=None):
+    config = config or GlickoConfig()
     periods = np.asarray(periods, dtype=np.int64)
     full = glicko.rate(Games.from_arrays(white, black, score, period=periods), config, initial)
     k = int(np.searchsorted(periods, split))
@@ -322,7 +327,6 @@ def test_predictions_in_input_order():
     ({"c": -3.0}, ConfigError, r"'c' of GlickoConfig must be a float in \[0, inf\); got -3.0"),
     ({"c": math.nan}, ConfigError, r"'c' of GlickoConfig"),
     ({"min_rd": 400.0}, ConfigError, r"'min_rd' of GlickoConfig must be at most max_rd"),
-    ({"initial_rd": 400.0}, ConfigError, r"'initial_rd' of GlickoConfig must be at most max_rd"),
     ({"initial_rating": math.inf}, ConfigError, r"'initial_rating' of GlickoConfig"),
     ({"c": "63"}, InputTypeError, r"'c' of GlickoConfig must be a float .*got '63' \(str\)"),
 ])

@@ -59,6 +59,15 @@ def _load_games(file: str | None, example: str | None, fmt: str | None, columns:
     return read_games(file, format=fmt, **columns)
 
 
+def _warn_single_period(games, names) -> None:
+    """Glicko-style systems update once per period: say so when there is only one."""
+    period_based = sorted({n for n in names if n in ("glicko", "glicko2")})
+    if period_based and games.period is None:
+        click.echo(f"fastrate: note: {', '.join(period_based)} update once per rating period "
+                   "and these games have none, so they form a single period; give --period "
+                   "(e.g. 1w, month, or a season column)", err=True)
+
+
 def _format_table(columns: dict[str, Any], n: int, title: str) -> str:
     """A readable fixed-width table of the first n rows (columns already sorted)."""
     import numpy as np
@@ -134,6 +143,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
         spec = system or ("elo@world_football" if example == "football" else "elo")
         name, module, config = parse_system(spec)
         games = _load_games(file, example, input_format, columns)
+        _warn_single_period(games, [name])
         bar.step()
         kwargs: dict[str, Any] = {}
         if initial is not None:
@@ -206,7 +216,10 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
     specs = list(systems) or ["elo", "glicko", "glicko2"]
     bar = _Progress(["reading games", *[f"rating: {s}" for s in specs]], progress)
     try:
+        from fastrate.evaluate import parse_system
+
         games = _load_games(file, example, input_format, columns)
+        _warn_single_period(games, [parse_system(s)[0] for s in specs])
         bar.step()
         result = evaluate(games, specs, burn_in=burn_in, draws=draws,
                           on_system=lambda *_: bar.step())
@@ -236,5 +249,7 @@ def warmup_command(verbose: bool) -> None:
 
 
 def register(group: click.Group) -> None:
-    for cmd in (rate_command, evaluate_command, warmup_command):
+    from fastrate.cli.backgammon import backgammon_group
+
+    for cmd in (rate_command, evaluate_command, warmup_command, backgammon_group):
         group.add_command(cmd)

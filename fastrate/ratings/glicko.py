@@ -80,9 +80,6 @@ class GlickoConfig:
         check_number(o, "max_rd", self.max_rd, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
         check_number(o, "c", self.c, lo=0.0, hi=_INF, hi_open=True)
         check_number(o, "min_rd", self.min_rd, lo=0.0, hi=_INF, hi_open=True)
-        if self.initial_rd > self.max_rd:
-            raise ConfigError(f"'initial_rd' of GlickoConfig must be at most max_rd "
-                              f"({self.max_rd!r}); got {self.initial_rd!r}")
         if self.min_rd > self.max_rd:
             raise ConfigError(f"'min_rd' of GlickoConfig must be at most max_rd "
                               f"({self.max_rd!r}); got {self.min_rd!r}")

@@ -25,7 +25,7 @@ plays. Continuing from a saved result (``initial=previous``) gives exactly the s
 numbers as rating all games at once.
 
 **Convergence**: if the volatility iteration of a player has not converged after
-``max_iterations`` steps, its last iterate is kept, the player's id is listed in
+``max_iterations`` steps, its newest iterate (the paper's ``B``) is kept, the player's id is listed in
 ``Ratings.unconverged`` (players whose *last* solve did not converge) and a
 :class:`fastrate.errors.ConvergenceWarning` names them.
 
@@ -117,7 +117,9 @@ def _volatility(sigma, phi2, v, delta, tau, epsilon, max_iterations):
     it = 0
     while abs(big_b - big_a) > epsilon:
         if it >= max_iterations:
-            return math.exp(big_a / 2.0), False
+            # not converged: keep the newest iterate (the paper's A is the bracket end
+            # kept for the sign change, which may still be far from the root)
+            return math.exp(big_b / 2.0), False
         it += 1
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
         f_c = _f(big_c, delta2, phi2, v, a, tau2)

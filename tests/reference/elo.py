@@ -18,8 +18,9 @@ Conventions (the same ones fastrate documents):
   is ``>= at``, his rating becomes ``value`` (after regression, so a reset wins). In
   period mode the changes he has pending for the current period are dropped.
 * FIDE: a player's K is ``fide_k`` once his rating has been ``>= fide_threshold`` at any
-  moment (start, after an update, after a regression or reset); otherwise the games
-  table.
+  moment: at the start, after an update (a game, or a period's sum in period mode), or
+  before a game after its regression and resets (a value two resets pass through on
+  the way does not count); otherwise the games table.
 * ``update="period"``: every change is collected in ``pending`` and added to the rating
   when the period changes (and after the last game); the ratings used in ``E`` and by
   the K schedule within a period are those at its start (after regressions/resets).
@@ -128,14 +129,14 @@ def rate(white: Sequence[Any], black: Sequence[Any], score: Sequence[float], con
             played.setdefault(x, 0)
             if c.regression > 0 and x in last and p > last[x]:
                 rating[x] = (1 - c.regression) * rating[x] + c.regression * mean
-                observe(x)
         key = p if reset_on == "period" else time[i]
         for j, (who, at, value) in enumerate(resets):
             if not used[j] and who in (a, b) and key >= at:
                 used[j] = True
                 rating[who] = float(value)
                 pending.pop(who, None)
-                observe(who)
+        observe(a)  # the rating he starts this game with, after regression and resets
+        observe(b)
         last[a] = p
         last[b] = p
         res.pre_white.append(rating[a])

@@ -18,7 +18,7 @@ Conventions (the ones fastrate documents):
   (expected scores of 0 or 1 in floating point) the volatility is kept and
   ``phi' = sqrt(phi^2 + sigma^2)``, ``mu' = mu + phi'^2 sum g (s - E)``;
 * the volatility iteration stops after ``max_iterations`` steps; the player is then
-  flagged as unconverged and the last iterate kept;
+  flagged as unconverged and the newest iterate (``B``) kept;
 * the prediction of a game: ``1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))``.
 """
 
@@ -70,7 +70,7 @@ def new_volatility(sigma: float, phi: float, v: float, delta: float, tau: float,
     steps = 0
     while abs(B - A) > epsilon:
         if steps == max_iterations:
-            return math.exp(A / 2), False
+            return math.exp(B / 2), False   # the newest iterate
         steps += 1
         C = A + (A - B) * fA / (fB - fA)
         fC = f(C)

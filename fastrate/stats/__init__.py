@@ -1,0 +1,2 @@
+"""Statistics for games and players: placement-game skill statistics, backgammon error
+rates and ratings, information and pairing."""

@@ -1,0 +1,765 @@
+"""Skill statistics for placement games (KDice essay by skrumgaer; SPEC §4).
+
+A player's *profile* is the count of his 1st, 2nd, ..., k-th places (k = 7 at KDice;
+everything here works for any k >= 2). All functions take the profiles of every player
+at once as a ``(n_players, k)`` matrix of counts (one row per player; a 1-D array of
+length k is one player and gives scalars back). Counts are non-negative integers, or
+non-negative floats (e.g. from :func:`counts_from_percentages`).
+
+Kernel layout: the public functions hand the kernels the C-contiguous counts matrix
+*flattened* to 1-D together with ``k`` (row ``i`` is ``counts[i*k:(i+1)*k]``), so every
+kernel takes 1-D arrays as the house style asks; the reshape costs nothing.
+
+* :func:`chi_square` -- Pearson's chi-square of the counts against a reference profile
+  (uniform by default): ``sum((O - E)^2 / E)`` with ``E = n * ref``. With ``yates=True``
+  each cell is ``(|O - E| - 0.5)^2 / E`` and a difference under 0.5 counts 0 (the
+  essay's use of Yates' correction; the essay applies it when an expected count is
+  below 5, which ``yates="auto"`` does per player; statistics texts apply Yates only to
+  1-degree-of-freedom tests).
+* :func:`tapl` -- test against pure luck, ``chi2 / sqrt(n) * 1000``; :func:`tazd` and
+  :func:`takbe` are the same against the zero-score and known-bad profiles
+  (:data:`TAZD_PROFILE`, :data:`TAKBE_PROFILE`).
+* :func:`p_value` -- upper tail of chi-square with ``df`` degrees of freedom (k - 1),
+  the regularised upper incomplete gamma ``Q(df/2, x/2)`` (Numerical Recipes' gammq);
+  :func:`effect_size` -- Cohen's ``w = sqrt(chi2 / n)``.
+* :func:`tazd_star` -- directional z-score of the mean place against a reference
+  profile: ``sqrt(n) (mu_ref - mu_obs) / sigma_ref * 1000`` (SPEC §4 Decision).
+* :func:`qooa` -- quality-of-opponent adjustment from the percentages of games played
+  at table levels 0..5: ``p0/371 + p1/142 + p2/54 + p3/21 + p4/8 + p5/3``.
+* :func:`convolution_integral` -- expected payoff per point of buy-in,
+  ``sum(payoff_j * frac_j) / buy_in`` (default KDice payoffs 60, 42, 35, 0, -35, -42,
+  -60 over a 60-point buy-in); :func:`guts_per_game` -- points per game / CI, capped at
+  6000, NaN when CI <= 0; :func:`pprg` -- points / sqrt(games).
+* :func:`standings` / :func:`standings_from_counts` -- baseball-style standings: the
+  player placed k in a P-player game is ``(k - 1)/(P - 1)`` games behind the winner,
+  plus half a game per game not played compared with the most active player; the
+  result is games behind the leader.
+
+Reference profiles (:func:`reference_profile`) are normalised to sum to 1; a user
+profile that was off by more than 1% (of 1, or of 100 for percentages) raises a
+:class:`ProfileWarning`. The two published profiles sum to 95.3 (TAZD) and 98 (TAKBE);
+they are normalised once here, silently (documented).
+
+A player with zero games has NaN for every statistic (chi-square, TAPL, p-value,
+effect size, TAZD*, CI, GPG, PPRG); nothing raises for it.
+
+Not implemented: TAOWR/TAOLZ need a ratings history -- pass the earlier profile
+(:func:`profile_from_counts`) as ``reference=``; PGA detection (PPC/APC).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import as_1d, check_number, fail_at, require
+from fastrate.data import PlayerIndex
+from fastrate.errors import ConfigError, InputError, InputTypeError
+
+__all__ = [
+    "ProfileWarning", "TAZD_PROFILE", "TAKBE_PROFILE", "KDICE_PAYOFF", "KDICE_BUY_IN",
+    "QOOA_DIVISORS", "GPG_CAP", "reference_profile", "profile_from_counts",
+    "counts_from_percentages", "place_counts", "chi_square", "tapl", "tazd", "takbe",
+    "p_value", "effect_size", "tazd_star", "qooa", "convolution_integral",
+    "guts_per_game", "pprg", "standings", "standings_from_counts", "placement_stats",
+]
+
+
+class ProfileWarning(UserWarning):
+    """A reference profile did not sum to 1 (or 100) within 1% and was normalised."""
+
+
+#: the essay's zero-score profile (percent of 1st..7th places; sums to 95.3)
+TAZD_PROFILE = (10.0, 10.0, 10.3, 12.9, 15.5, 17.2, 19.4)
+#: the essay's known-bad profile (sums to 98)
+TAKBE_PROFILE = (3.0, 3.0, 6.0, 20.0, 28.0, 21.0, 17.0)
+#: KDice payoff of 1st..7th place at the 60-point (level 0) tables
+KDICE_PAYOFF = (60.0, 42.0, 35.0, 0.0, -35.0, -42.0, -60.0)
+KDICE_BUY_IN = 60.0
+#: QOOA divisors of the percentages at table levels 0..5
+QOOA_DIVISORS = (371.0, 142.0, 54.0, 21.0, 8.0, 3.0)
+#: GPG cap (the essay's guard against a tiny CI)
+GPG_CAP = 6000.0
+
+_YATES_MODES = {False: 0, True: 1, "auto": 2}
+
+
+# ----------------------------------------------------------------------------------
+# kernels (counts flattened row-major; k places per player)
+
+
+@kernel
+def _chi2_kernel(counts, k, ref, yates, out_chi2, out_n):
+    """Chi-square of each row against ``ref`` (fractions summing to 1, all > 0).
+
+    yates: 0 off, 1 on, 2 on for rows with an expected count below 5."""
+    m = out_chi2.shape[0]
+    for i in range(m):
+        base = i * k
+        n = 0.0
+        for j in range(k):
+            n += counts[base + j]
+        out_n[i] = n
+        if n <= 0.0:
+            out_chi2[i] = np.nan
+            continue
+        use = yates == 1
+        if yates == 2:
+            for j in range(k):
+                if n * ref[j] < 5.0:
+                    use = True
+                    break
+        s = 0.0
+        for j in range(k):
+            e = n * ref[j]
+            d = counts[base + j] - e
+            if use:
+                d = abs(d) - 0.5
+                if d < 0.0:
+                    d = 0.0
+            s += d * d / e
+        out_chi2[i] = s
+
+
+@inline_kernel
+def _gammq(a, x):
+    """Regularised upper incomplete gamma Q(a, x) (Numerical Recipes gser/gcf)."""
+    if x != x or a != a or x < 0.0 or a <= 0.0:
+        return np.nan
+    if x == 0.0:
+        return 1.0
+    if x == np.inf:
+        return 0.0
+    eps = 1e-15
+    fpmin = 1e-300
+    gln = math.lgamma(a)
+    if x < a + 1.0:
+        ap = a
+        term = 1.0 / a
+        total = term
+        for _ in range(100000):
+            ap += 1.0
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * eps:
+                break
+        p = total * math.exp(-x + a * math.log(x) - gln)
+        return max(0.0, 1.0 - p)
+    b = x + 1.0 - a
+    c = 1.0 / fpmin
+    d = 1.0 / b
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        if abs(d) < fpmin:
+            d = fpmin
+        c = b + an / c
+        if abs(c) < fpmin:
+            c = fpmin
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < eps:
+            break
+    return math.exp(-x + a * math.log(x) - gln) * h
+
+
+@inline_kernel
+def _chi2_sf(x, df):
+    """Upper tail of chi-square: closed forms for whole df <= 200 (the usual k - 1),
+    otherwise :func:`_gammq`.
+
+    Even df = 2m: ``Q = e^-h sum_{i<m} h^i/i!``; odd df = 2m+1:
+    ``Q = erfc(sqrt h) + e^-h sum_{i=1..m} h^(i-1/2)/Gamma(i+1/2)`` with h = x/2."""
+    if x != x or x < 0.0:
+        return np.nan
+    h = 0.5 * x
+    if df <= 200.0 and df == math.floor(df) and h < 700.0:
+        m = int(df) // 2
+        if int(df) % 2 == 0:
+            term = math.exp(-h)
+            s = term
+            for i in range(1, m):
+                term *= h / i
+                s += term
+            return s
+        s = math.erfc(math.sqrt(h))
+        term = math.exp(-h) * 2.0 * math.sqrt(h / math.pi)
+        for i in range(1, m + 1):
+            s += term
+            term *= h / (i + 0.5)
+        return s
+    return _gammq(0.5 * df, h)
+
+
+@kernel
+def _pvalue_kernel(chi2, df, out):
+    for i in range(out.shape[0]):
+        out[i] = _chi2_sf(chi2[i], df[i])
+
+
+@kernel
+def _tazd_star_kernel(counts, k, mu_ref, sigma_ref, out):
+    for i in range(out.shape[0]):
+        base = i * k
+        n = 0.0
+        s = 0.0
+        for j in range(k):
+            c = counts[base + j]
+            n += c
+            s += c * (j + 1)
+        if n <= 0.0:
+            out[i] = np.nan
+        else:
+            out[i] = math.sqrt(n) * (mu_ref - s / n) / sigma_ref * 1000.0
+
+
+@kernel
+def _ci_kernel(counts, k, payoff, buy_in, out):
+    for i in range(out.shape[0]):
+        base = i * k
+        n = 0.0
+        s = 0.0
+        for j in range(k):
+            c = counts[base + j]
+            n += c
+            s += c * payoff[j]
+        out[i] = np.nan if n <= 0.0 else s / n / buy_in
+
+
+@kernel
+def _behind_kernel(counts, k, out_games, out_behind):
+    """Games played and games behind the winner summed over a row (k-player games)."""
+    for i in range(out_games.shape[0]):
+        base = i * k
+        n = 0.0
+        b = 0.0
+        for j in range(k):
+            c = counts[base + j]
+            n += c
+            b += c * j
+        out_games[i] = n
+        out_behind[i] = b / (k - 1)
+
+
+@kernel
+def _all_stats_kernel(counts, k, ref_m, ref_u, ref_z, ref_b, yates, mu_s, sigma_s, payoff,
+                      buy_in, df, games, chi2, pval, effect, test, tapl_, tazd_, takbe_,
+                      tstar, ci):
+    """Every per-player count statistic in one sweep (see :func:`placement_stats`)."""
+    for i in range(games.shape[0]):
+        base = i * k
+        n = 0.0
+        sp = 0.0
+        sm = 0.0
+        for j in range(k):
+            c = counts[base + j]
+            n += c
+            sp += c * payoff[j]
+            sm += c * (j + 1)
+        games[i] = n
+        if n <= 0.0:
+            chi2[i] = np.nan
+            pval[i] = np.nan
+            effect[i] = np.nan
+            test[i] = np.nan
+            tapl_[i] = np.nan
+            tazd_[i] = np.nan
+            takbe_[i] = np.nan
+            tstar[i] = np.nan
+            ci[i] = np.nan
+            continue
+        root = math.sqrt(n)
+        for r in range(4):
+            if r == 0:
+                ref = ref_m
+            elif r == 1:
+                ref = ref_u
+            elif r == 2:
+                ref = ref_z
+            else:
+                ref = ref_b
+            use = yates == 1
+            if yates == 2:
+                for j in range(k):
+                    if n * ref[j] < 5.0:
+                        use = True
+                        break
+            s = 0.0
+            for j in range(k):
+                e = n * ref[j]
+                d = counts[base + j] - e
+                if use:
+                    d = abs(d) - 0.5
+                    if d < 0.0:
+                        d = 0.0
+                s += d * d / e
+            if r == 0:
+                chi2[i] = s
+                test[i] = s / root * 1000.0
+                effect[i] = math.sqrt(s / n)
+                pval[i] = _chi2_sf(s, df)
+            elif r == 1:
+                tapl_[i] = s / root * 1000.0
+            elif r == 2:
+                tazd_[i] = s / root * 1000.0
+            else:
+                takbe_[i] = s / root * 1000.0
+        tstar[i] = root * (mu_s - sm / n) / sigma_s * 1000.0
+        ci[i] = sp / n / buy_in
+
+
+# ----------------------------------------------------------------------------------
+# validation helpers
+
+
+def _as_counts(counts: Any, name: str = "counts") -> tuple[np.ndarray, bool]:
+    """(C-contiguous 2-D counts of int64 or float64, whether the input was one player)."""
+    if hasattr(counts, "to_numpy") and not isinstance(counts, np.ndarray):
+        counts = counts.to_numpy()
+    arr = np.asarray(counts)
+    single = arr.ndim == 1
+    if single:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise InputError(f"'{name}' must be a (players, places) matrix or one profile; got "
+                         f"an array of shape {arr.shape}")
+    if arr.shape[1] < 2:
+        raise InputError(f"'{name}' must have at least 2 places (columns); got {arr.shape[1]}")
+    if arr.dtype.kind in "biu":
+        out = np.require(arr, np.int64, ["C", "A", "W"])
+    elif arr.dtype.kind == "f":
+        out = np.require(arr, np.float64, ["C", "A", "W"])
+        bad = ~np.isfinite(out)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise InputError(f"'{name}' must be finite; found {out[i, j]!r} at player row "
+                             f"{i + 1}, place {j + 1}")
+    else:
+        raise InputTypeError(f"'{name}' must hold numbers; got dtype {arr.dtype}")
+    neg = out < 0
+    if neg.any():
+        i, j = np.argwhere(neg)[0]
+        raise InputError(f"'{name}' must be non-negative; found {out[i, j]!r} at player row "
+                         f"{i + 1}, place {j + 1}")
+    return out, single
+
+
+def _ret(x: np.ndarray, single: bool) -> Any:
+    return float(x[0]) if single else x
+
+
+def reference_profile(reference: Any = None, k: int = 7) -> np.ndarray:
+    """The reference profile as fractions summing to 1 (float64, length ``k``).
+
+    ``None``/``"uniform"`` (pure luck), ``"tazd"``, ``"takbe"`` (k = 7 only), or any
+    sequence of k positive numbers (fractions or percentages). A profile whose sum is
+    off by more than 1% of both 1 and 100 is normalised with a :class:`ProfileWarning`.
+    """
+    if reference is None or (isinstance(reference, str) and reference == "uniform"):
+        return np.full(k, 1.0 / k)
+    if isinstance(reference, str):
+        key = reference.lower()
+        if key not in ("tazd", "takbe"):
+            raise ConfigError(f"'reference' must be 'uniform', 'tazd', 'takbe' or a profile of "
+                              f"{k} numbers; got {reference!r}")
+        prof = np.array(TAZD_PROFILE if key == "tazd" else TAKBE_PROFILE)
+        if k != prof.shape[0]:
+            raise ConfigError(f"the {key.upper()} profile has 7 places; these counts have "
+                              f"{k}: give a profile of {k} numbers as 'reference'")
+        return prof / prof.sum()
+    try:
+        prof = np.asarray(reference, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputTypeError(f"'reference' must be a name or a sequence of numbers; got "
+                             f"{reference!r}") from None
+    if prof.ndim != 1 or prof.shape[0] != k:
+        raise InputError(f"'reference' must have one value per place ({k}); got shape "
+                         f"{prof.shape}")
+    if not np.isfinite(prof).all() or (prof <= 0).any():
+        j = int(np.argmax(~np.isfinite(prof) | (prof <= 0)))
+        raise InputError(f"'reference' must be positive at every place (an expected count "
+                         f"of 0 makes chi-square infinite); found {prof[j]!r} at place {j + 1}")
+    total = float(prof.sum())
+    if abs(total - 1.0) > 0.01 and abs(total - 100.0) > 1.0:
+        warnings.warn(f"reference profile sums to {total:g}, not 1 or 100; normalised to "
+                      "sum to 1", ProfileWarning, stacklevel=3)
+    return prof / total
+
+
+def profile_from_counts(counts: Any) -> np.ndarray:
+    """A reference profile (fractions) from one player's counts, e.g. his profile at his
+    lowest rating (TAOWR) or at his last zero (TAOLZ)."""
+    arr, single = _as_counts(counts)
+    if not single:
+        raise InputError(f"profile_from_counts takes one profile; got {arr.shape[0]} rows")
+    total = float(arr.sum())
+    if total <= 0:
+        raise InputError("profile_from_counts needs at least one game; got all zeros")
+    return arr[0].astype(np.float64) / total
+
+
+def counts_from_percentages(percentages: Any, games: Any) -> np.ndarray:
+    """Float counts ``percentages / 100 * games`` from a profile in percent (as KDice
+    shows it) and the number of games; every statistic then follows as from counts
+    (TAPL from percentages is ``sum((e% - a%)^2 / e%) * sqrt(n) * 1000``)."""
+    pct, single = _as_counts(np.asarray(percentages, dtype=np.float64), "percentages")
+    g = np.asarray(games, dtype=np.float64).reshape(-1)
+    if g.shape[0] not in (1, pct.shape[0]):
+        raise InputError(f"'games' must be one number or one per player ({pct.shape[0]}); "
+                         f"got {g.shape[0]}")
+    if not np.isfinite(g).all() or (g < 0).any():
+        raise InputError(f"'games' must be finite and non-negative; got {g[~(g >= 0)][:1]}")
+    out = pct / 100.0 * g[:, None]
+    return out[0] if single else out
+
+
+def _yates_mode(yates: Any) -> int:
+    if yates not in _YATES_MODES and not isinstance(yates, (bool, np.bool_)):
+        raise ConfigError(f"'yates' must be True, False or 'auto'; got {yates!r}")
+    return _YATES_MODES[bool(yates) if isinstance(yates, np.bool_) else yates]
+
+
+def _payoff(payoff: Any, k: int, buy_in: float) -> np.ndarray:
+    if payoff is None:
+        if k != 7:
+            raise ConfigError(f"the default KDice payoff table has 7 places; these counts "
+                              f"have {k}: give 'payoff' with {k} values")
+        payoff = KDICE_PAYOFF
+    arr = np.asarray(payoff, dtype=np.float64)
+    if arr.ndim != 1 or arr.shape[0] != k or not np.isfinite(arr).all():
+        raise ConfigError(f"'payoff' must be {k} finite numbers (one per place); got {payoff!r}")
+    check_number("convolution_integral", "buy_in", buy_in, lo=0, lo_open=True)
+    return require(arr, np.float64)
+
+
+# ----------------------------------------------------------------------------------
+# public API
+
+
+def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any = None,
+                 allow_ties: bool = False) -> tuple[PlayerIndex, np.ndarray]:
+    """Profiles from a placement log: one row per (game, player) with the place 1..k.
+
+    Returns the player index (names in order of first appearance) and the
+    ``(n_players, k)`` int64 counts. ``k`` defaults to the largest place. With ``game``
+    ids, two players sharing a place in one game, or one player twice in a game, is an
+    error unless ``allow_ties=True`` (ties only; a repeated player is always an error).
+    """
+    pl = as_1d(players, "player")
+    raw = as_1d(places, "place")
+    if raw.shape[0] != pl.shape[0]:
+        raise InputError(f"column 'place' must have one value per row ({pl.shape[0]}); got "
+                         f"{raw.shape[0]}")
+    if raw.dtype.kind not in "iu":
+        as_f = np.asarray(raw, dtype=np.float64) if raw.dtype.kind in "bf" else None
+        if as_f is None or not np.all(np.isfinite(as_f)) or not np.all(as_f == np.round(as_f)):
+            vals = as_f if as_f is not None else raw
+            bad = (~np.isfinite(vals) | (vals != np.round(vals))) if as_f is not None else \
+                np.ones(raw.shape[0], bool)
+            raise fail_at("place", "must be a whole number 1..k", vals, int(np.argmax(bad)))
+        raw = as_f
+    pos = require(raw, np.int64)
+    if k is None:
+        k = int(pos.max()) if pos.shape[0] else 2
+        k = max(k, 2)
+    check_number("place_counts", "k", k, lo=2, integer=True)
+    k = int(k)
+    bad = (pos < 1) | (pos > k)
+    if bad.any():
+        raise fail_at("place", f"must be in 1..{k}", pos, int(np.argmax(bad)))
+    index, (ids,) = PlayerIndex.intern(pl)
+    if game is not None:
+        g = as_1d(game, "game")
+        if g.shape[0] != pos.shape[0]:
+            raise InputError(f"column 'game' must have one value per row ({pos.shape[0]}); "
+                             f"got {g.shape[0]}")
+        _, gid = np.unique(g, return_inverse=True)
+        gid = gid.astype(np.int64)
+        for what, col in (("player", ids), ("place", pos)):
+            if what == "place" and allow_ties:
+                continue
+            order = np.lexsort((col, gid))
+            dup = (gid[order][1:] == gid[order][:-1]) & (col[order][1:] == col[order][:-1])
+            if dup.any():
+                row = int(order[1:][np.argmax(dup)])
+                msg = ("must not repeat a player within a game" if what == "player" else
+                       "must not repeat within a game (a tie); pass allow_ties=True to allow")
+                raise fail_at(what, msg, pl if what == "player" else pos, row)
+    n = len(index)
+    counts = np.bincount(ids * k + (pos - 1), minlength=n * k).astype(np.int64)
+    return index, counts.reshape(n, k)
+
+
+def chi_square(counts: Any, reference: Any = None, yates: bool | str = False) -> Any:
+    """Pearson's chi-square of each profile against ``reference`` (uniform by default).
+
+    ``yates``: False, True (every player) or ``"auto"`` (players with an expected count
+    below 5, as the essay does). NaN for a player with no games."""
+    arr, single = _as_counts(counts)
+    k = arr.shape[1]
+    ref = reference_profile(reference, k)
+    chi2 = np.empty(arr.shape[0])
+    n = np.empty(arr.shape[0])
+    _chi2_kernel(arr.reshape(-1), k, ref, _yates_mode(yates), chi2, n)
+    return _ret(chi2, single)
+
+
+def _scaled(counts: Any, reference: Any, yates: Any) -> Any:
+    arr, single = _as_counts(counts)
+    k = arr.shape[1]
+    ref = reference_profile(reference, k)
+    chi2 = np.empty(arr.shape[0])
+    n = np.empty(arr.shape[0])
+    _chi2_kernel(arr.reshape(-1), k, ref, _yates_mode(yates), chi2, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = chi2 / np.sqrt(n) * 1000.0
+    return _ret(out, single)
+
+
+def tapl(counts: Any, yates: bool | str = False, reference: Any = None) -> Any:
+    """Test against pure luck: ``chi2 / sqrt(n) * 1000`` (7,6,5,4,4,4,5 -> 270.4)."""
+    return _scaled(counts, reference, yates)
+
+
+def tazd(counts: Any, yates: bool | str = False) -> Any:
+    """Test against zero datum: the TAPL against :data:`TAZD_PROFILE` (normalised)."""
+    return _scaled(counts, "tazd", yates)
+
+
+def takbe(counts: Any, yates: bool | str = False) -> Any:
+    """Test against known bad example: the TAPL against :data:`TAKBE_PROFILE`."""
+    return _scaled(counts, "takbe", yates)
+
+
+def p_value(chi2: Any, df: Any) -> Any:
+    """Upper-tail probability of chi-square: ``Q(df/2, chi2/2)``; for a profile of k
+    places ``df = k - 1``. NaN where chi2 is NaN or negative."""
+    x = np.asarray(chi2, dtype=np.float64)
+    d = np.asarray(df, dtype=np.float64)
+    if not np.all(d > 0):
+        raise ConfigError(f"'df' of p_value must be positive; got {df!r}")
+    xb, db = np.broadcast_arrays(x, d)
+    flat_x = np.ascontiguousarray(xb, dtype=np.float64).reshape(-1)
+    flat_d = np.ascontiguousarray(db, dtype=np.float64).reshape(-1)
+    out = np.empty(flat_x.shape[0])
+    _pvalue_kernel(flat_x, flat_d, out)
+    out = out.reshape(xb.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def effect_size(counts: Any, reference: Any = None, yates: bool | str = False) -> Any:
+    """Cohen's w = ``sqrt(chi2 / n)``: the size of the departure from ``reference``,
+    independent of the number of games (TAPL = w^2 sqrt(n) 1000)."""
+    arr, single = _as_counts(counts)
+    k = arr.shape[1]
+    ref = reference_profile(reference, k)
+    chi2 = np.empty(arr.shape[0])
+    n = np.empty(arr.shape[0])
+    _chi2_kernel(arr.reshape(-1), k, ref, _yates_mode(yates), chi2, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.sqrt(chi2 / n)
+    return _ret(out, single)
+
+
+def _moments(ref: np.ndarray) -> tuple[float, float]:
+    places = np.arange(1, ref.shape[0] + 1, dtype=np.float64)
+    mu = float(np.dot(ref, places))
+    sigma = math.sqrt(float(np.dot(ref, (places - mu) ** 2)))
+    return mu, sigma
+
+
+def tazd_star(counts: Any, reference: Any = "tazd") -> Any:
+    """Directional z-score of the mean place: ``sqrt(n)(mu_ref - mu_obs)/sigma_ref*1000``.
+
+    Positive when a player places better (lower) on average than the reference; a win
+    never lowers it and neither does improving any finish (unlike TAZD)."""
+    arr, single = _as_counts(counts)
+    k = arr.shape[1]
+    mu, sigma = _moments(reference_profile(reference, k))
+    out = np.empty(arr.shape[0])
+    _tazd_star_kernel(arr.reshape(-1), k, mu, sigma, out)
+    return _ret(out, single)
+
+
+def qooa(levels: Any) -> Any:
+    """Quality-of-opponent adjustment from the percentages (0..100) of games played at
+    table levels 0..5 (a row per player, up to 6 columns; missing levels count 0):
+    ``p0/371 + p1/142 + p2/54 + p3/21 + p4/8 + p5/3``. 50/50 at levels 0/1 -> 0.49."""
+    arr = np.asarray(levels, dtype=np.float64)
+    single = arr.ndim == 1
+    if single:
+        arr = arr[None, :]
+    if arr.ndim != 2 or not 1 <= arr.shape[1] <= 6:
+        raise InputError(f"'levels' must hold the percentages at 1 to 6 table levels; got "
+                         f"shape {np.asarray(levels).shape}")
+    if not np.isfinite(arr).all() or (arr < 0).any() or (arr > 100).any():
+        raise InputError("'levels' must be percentages in [0, 100]")
+    out = arr @ (1.0 / np.array(QOOA_DIVISORS[: arr.shape[1]]))
+    return _ret(out, single)
+
+
+def convolution_integral(counts: Any, payoff: Any = None, buy_in: float = KDICE_BUY_IN) -> Any:
+    """Expected payoff per point of buy-in: ``sum(payoff_j * counts_j / n) / buy_in``.
+
+    Default KDice table (60, 42, 35, 0, -35, -42, -60) over 60: uniform profile -> 0,
+    range [-1, 1]. NaN for no games."""
+    arr, single = _as_counts(counts)
+    k = arr.shape[1]
+    pay = _payoff(payoff, k, buy_in)
+    out = np.empty(arr.shape[0])
+    _ci_kernel(arr.reshape(-1), k, pay, float(buy_in), out)
+    return _ret(out, single)
+
+
+def _per_player(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise InputError(f"'{name}' must be finite")
+    return arr
+
+
+def guts_per_game(points: Any, games: Any, ci: Any, cap: float = GPG_CAP) -> Any:
+    """Average buy-in estimated as points per game / CI, capped at ``cap`` (6000);
+    NaN when CI <= 0 (or NaN) or no games."""
+    p = _per_player(points, "points")
+    g = _per_player(games, "games")
+    c = np.asarray(ci, dtype=np.float64)
+    if (g < 0).any():
+        raise InputError("'games' must be non-negative")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where((c > 0) & (g > 0), np.minimum(p / g / c, cap), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+def pprg(points: Any, games: Any) -> Any:
+    """Points per root game: ``points / sqrt(games)``; NaN for no games."""
+    p = _per_player(points, "points")
+    g = _per_player(games, "games")
+    if (g < 0).any():
+        raise InputError("'games' must be non-negative")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(g > 0, p / np.sqrt(g), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+def _games_behind(games: np.ndarray, behind: np.ndarray) -> np.ndarray:
+    if games.shape[0] == 0:
+        return behind.copy()
+    total = behind + 0.5 * (games.max() - games)
+    return total - total.min()
+
+
+def standings_from_counts(counts: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Baseball-style standings from profiles of full k-player games.
+
+    Returns ``(behind, games_behind)``: the games behind the winners summed over a
+    player's games (place j counts ``(j-1)/(k-1)``), and the games behind the leader
+    after charging half a game per game not played compared with the most active
+    player."""
+    arr, _ = _as_counts(counts)
+    k = arr.shape[1]
+    games = np.empty(arr.shape[0])
+    behind = np.empty(arr.shape[0])
+    _behind_kernel(arr.reshape(-1), k, games, behind)
+    return behind, _games_behind(games, behind)
+
+
+def standings(game: Any, players: Any, places: Any) -> dict[str, np.ndarray]:
+    """Baseball-style standings from a placement log of games of any size.
+
+    The player placed p in a game of P players falls ``(p-1)/(P-1)`` games behind its
+    winner; each player is charged half a game per game fewer than the most active
+    player; the table gives games behind the leader (0 for the leader). Returns a dict
+    of columns ``player, games, behind, games_behind`` sorted by ``games_behind``."""
+    g = as_1d(game, "game")
+    index, counts = place_counts(players, places, game=g)
+    _, gid, size = np.unique(g, return_inverse=True, return_counts=True)
+    pos = require(np.asarray(as_1d(places, "place"), dtype=np.float64), np.float64)
+    p_size = size[gid].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_row = np.where(p_size > 1, (pos - 1.0) / (p_size - 1.0), 0.0)
+    if (per_row > 1).any():
+        row = int(np.argmax(per_row > 1))
+        raise fail_at("place", f"must not exceed the number of players in the game "
+                      f"({int(p_size[row])})", pos, row)
+    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"))
+    n = len(index)
+    games = np.bincount(ids, minlength=n).astype(np.float64)
+    behind = np.bincount(ids, weights=per_row, minlength=n)
+    gb = _games_behind(games, behind)
+    order = np.argsort(gb, kind="stable")
+    return {"player": index.names[order], "games": games[order].astype(np.int64),
+            "behind": behind[order], "games_behind": gb[order]}
+
+
+def _is_uniform(reference: Any) -> bool:
+    return reference is None or (isinstance(reference, str) and reference == "uniform")
+
+
+def placement_stats(counts: Any, *, reference: Any = None, yates: bool | str = False,
+                    payoff: Any = None, buy_in: float = KDICE_BUY_IN, points: Any = None,
+                    levels: Any = None) -> dict[str, np.ndarray]:
+    """Every per-player statistic in one sweep over the ``(players, k)`` counts.
+
+    Columns (float64 arrays, one value per player):
+
+    * ``games``; ``chi2``, ``p_value`` (df = k - 1), ``effect_size`` -- against
+      ``reference`` (uniform by default; ``"tazd"``, ``"takbe"`` or a profile);
+    * ``tapl`` (uniform), ``tazd`` and ``takbe`` (k = 7 only), and ``vs_reference``
+      (chi2 / sqrt(n) * 1000 against a non-uniform ``reference``);
+    * ``tazd_star`` -- against ``reference`` when it is not uniform, else against the
+      TAZD profile (k = 7) or uniform (other k);
+    * ``ci`` (default KDice payoffs for k = 7; other k need ``payoff``), ``games_behind``
+      (baseball-style standings, every game a full k-player game);
+    * with ``points`` (total points per player): ``pprg`` and ``gpg`` (needs ``ci``);
+    * with ``levels`` (percentages at table levels 0..5): ``qooa`` and ``tapl_qooa``.
+
+    ``yates`` (False, True, ``"auto"``) applies to every chi-square. A player with no
+    games has NaN everywhere except ``games`` and ``games_behind``."""
+    arr, single = _as_counts(counts)
+    if single:
+        raise InputError("placement_stats takes a (players, places) matrix; wrap one "
+                         "profile as [profile]")
+    m, k = arr.shape
+    mode = _yates_mode(yates)
+    ref_m = reference_profile(reference, k)
+    ref_u = reference_profile(None, k)
+    k7 = k == 7
+    ref_z = reference_profile("tazd", k) if k7 else ref_u
+    ref_b = reference_profile("takbe", k) if k7 else ref_u
+    mu, sigma = _moments(ref_z if _is_uniform(reference) else ref_m)
+    has_ci = payoff is not None or k7
+    pay = _payoff(payoff, k, buy_in) if has_ci else np.zeros(k)
+    names = ("games", "chi2", "p_value", "effect_size", "vs_reference", "tapl", "tazd",
+             "takbe", "tazd_star", "ci")
+    cols = {name: np.empty(m) for name in names}
+    _all_stats_kernel(arr.reshape(-1), k, ref_m, ref_u, ref_z, ref_b, mode, mu, sigma, pay,
+                      float(buy_in), float(k - 1), *cols.values())
+    if _is_uniform(reference):
+        del cols["vs_reference"]
+    if not k7:
+        del cols["tazd"], cols["takbe"]
+    if not has_ci:
+        del cols["ci"]
+    _, cols["games_behind"] = standings_from_counts(arr)
+    if points is not None:
+        p = _per_player(points, "points").reshape(-1)
+        if p.shape[0] != m:
+            raise InputError(f"'points' must have one value per player ({m}); got {p.shape[0]}")
+        cols["pprg"] = pprg(p, cols["games"])
+        if has_ci:
+            cols["gpg"] = guts_per_game(p, cols["games"], cols["ci"])
+    if levels is not None:
+        q = np.asarray(qooa(levels), dtype=np.float64).reshape(-1)
+        if q.shape[0] != m:
+            raise InputError(f"'levels' must have one row per player ({m}); got {q.shape[0]}")
+        cols["qooa"] = q
+        cols["tapl_qooa"] = cols["tapl"] * q
+    return cols

@@ -1,0 +1,518 @@
+"""Backgammon (fastrate.stats.backgammon, fastrate.cli.backgammon): the published FIBS
+table and examples, the error-rate formulas, Student's t quantiles, equivalence of the
+FIBS rating kernel with the slow reference (tests/reference/backgammon.py), and bad
+input."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import backgammon as ref
+
+from fastrate import Games
+from fastrate.cli.backgammon import backgammon_group
+from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate.stats import backgammon as bg
+from fastrate.stats.backgammon import FibsConfig
+
+# ----------------------------------------------------------------------------------
+# 1. published values
+
+# backgammon_reference.md: the favourite's chance, D = 100..700 by N = 1, 3, 5, 7, 9, 11
+FIBS_TABLE = {
+    100: (.529, .550, .564, .576, .585, .594),
+    200: (.557, .598, .626, .648, .666, .682),
+    300: (.585, .645, .684, .714, .738, .759),
+    400: (.613, .689, .737, .772, .799, .822),
+    500: (.640, .730, .784, .821, .849, .871),
+    600: (.666, .768, .824, .861, .888, .908),
+    700: (.691, .802, .858, .894, .918, .935),
+}
+LENGTHS = np.array([1, 3, 5, 7, 9, 11])
+
+
+@pytest.mark.parametrize("diff", sorted(FIBS_TABLE))
+def test_fibs_favourite_table(diff):
+    got = bg.fibs_win_probability(diff, LENGTHS)
+    assert np.round(got, 3).tolist() == list(FIBS_TABLE[diff])
+    under = bg.fibs_win_probability(-diff, LENGTHS)
+    assert np.round(under, 3).tolist() == [round(1 - x, 3) for x in FIBS_TABLE[diff]]
+    assert got + under == pytest.approx(np.ones(6), abs=1e-15)
+    assert bg.fibs_upset_probability(diff, LENGTHS) == pytest.approx(under, abs=1e-15)
+    assert bg.fibs_upset_probability(-diff, LENGTHS) == pytest.approx(under, abs=1e-15)
+
+
+def test_fibs_probability_formula_and_scalars():
+    p = bg.fibs_win_probability(-100, 5)
+    assert isinstance(p, float)
+    assert p == pytest.approx(1 / (1 + 10 ** (100 * math.sqrt(5) / 2000)), abs=1e-15)
+    assert bg.fibs_win_probability(0, 7) == 0.5
+    # no overflow warning (warnings are errors) for absurd differences
+    assert bg.fibs_win_probability(1e7, 25) == 1.0
+    assert bg.fibs_win_probability(-1e7, 25) == 0.0
+
+
+@given(st.floats(-3000, 3000), st.integers(1, 25))
+@settings(max_examples=60)
+def test_inverse_round_trip(diff, n):
+    p = bg.fibs_win_probability(diff, n)
+    if 1e-12 < p < 1 - 1e-12:
+        back = bg.rating_diff_from_probability(p, n)
+        assert back == pytest.approx(diff, abs=1e-6 * max(1.0, abs(diff)) / min(p, 1 - p))
+
+
+def test_inverse_values_and_gnubg_clamp():
+    assert bg.rating_diff_from_probability(0.5, 9) == 0.0
+    assert bg.rating_diff_from_probability(0.75, 1) == pytest.approx(2000 * math.log10(3),
+                                                                      abs=1e-9)
+    assert bg.rating_diff_from_probability(0.25, 4) == pytest.approx(-1000 * math.log10(3),
+                                                                      abs=1e-9)
+    tiny = bg.rating_diff_from_probability(1e-6, 1)
+    assert tiny == pytest.approx(-2000 * math.log10(1e6 - 1), abs=1e-6)
+    assert bg.rating_diff_from_probability(1e-6, 1, clamp=bg.GNUBG_RATING_CLAMP) == -2100.0
+    assert bg.rating_diff_from_probability(0.4, 1, clamp=-2100) == pytest.approx(
+        bg.rating_diff_from_probability(0.4, 1), abs=0)
+    got = bg.rating_diff_from_probability([0.3, 0.7], [1, 1])
+    assert got == pytest.approx([-got[1], got[1]], abs=1e-9)
+
+
+def test_two_new_players_five_point_match():
+    games = Games.from_arrays(["winner"], ["loser"], [1.0])
+    r = bg.rate(games, length=[5])
+    assert r["winner"] == pytest.approx(1500 + 10 * math.sqrt(5), abs=1e-12)
+    assert r["loser"] == pytest.approx(1500 - 10 * math.sqrt(5), abs=1e-12)
+    assert round(r["winner"] - 1500, 2) == 22.36
+    assert round(r["loser"] - 1500, 2) == -22.36
+    assert r.predictions.tolist() == [0.5]
+    assert r.experience.tolist() == [5.0, 5.0]
+    assert r.games_played.tolist() == [1, 1]
+    assert r.system == "fibs"
+    assert list(r.columns()) == ["player", "rating", "games_played", "experience"]
+
+
+def test_k_factor_schedule():
+    assert bg.fibs_k([0, 100, 250, 399, 400, 1000]) == pytest.approx(
+        [5, 4, 2.5, 1.01, 1, 1], abs=1e-12)
+    assert bg.fibs_k(250, FibsConfig.club(k=2)) == 2.0
+
+
+def test_experienced_players_and_upset():
+    # 1700 (experience 400, K = 1) loses a 7-point match to 1500 (experience 0, K = 5)
+    games = Games.from_arrays(["weak"], ["strong"], [1.0])
+    init = {"player": ["strong", "weak"], "rating": [1700.0, 1500.0],
+            "experience": [400.0, 0.0]}
+    r = bg.rate(games, initial=init, length=[7])
+    upset = 1 / (10 ** (200 * math.sqrt(7) / 2000) + 1)
+    p = 1 - upset  # the winner's chance of having lost
+    assert r.predictions[0] == pytest.approx(upset, abs=1e-15)
+    assert r["weak"] == pytest.approx(1500 + 4 * 5 * math.sqrt(7) * p, abs=1e-9)
+    assert r["strong"] == pytest.approx(1700 - 4 * 1 * math.sqrt(7) * p, abs=1e-9)
+    assert r.experience.tolist() == [407.0, 7.0]
+
+
+def test_club_constant_k_and_start_rating():
+    games = Games.from_arrays(["a", "b"], ["b", "a"], [1.0, 1.0])
+    r = bg.rate(games, FibsConfig.club(initial_rating=1000.0), length=[3, 3])
+    first = 4 * math.sqrt(3) * 0.5
+    assert r["a"] == pytest.approx(1000 + first - 4 * math.sqrt(3) *
+                                   (1 / (1 + 10 ** (-2 * first * math.sqrt(3) / 2000))),
+                                   abs=1e-9)
+    assert r["a"] + r["b"] == pytest.approx(2000.0, abs=1e-9)  # equal K: zero-sum
+
+
+def test_length_from_weight_loser_first_and_input_order():
+    # weight = match length; score 0 means the second player won; times out of order
+    games = Games.from_arrays(["a", "c", "b"], ["b", "a", "c"], [1.0, 0.0, 1.0],
+                              time=[1.0, 3.0, 2.0], weight=[5, 3, 7])
+    r = bg.rate(games)
+    want, _, wpred = ref.fibs([("a", "b", 5), ("b", "c", 7), ("a", "c", 3)])
+    for name, value in want.items():
+        assert r[name] == pytest.approx(value, abs=1e-9)
+    # predictions: first player's chance, in input order
+    assert r.predictions[0] == pytest.approx(wpred[0], abs=1e-12)
+    assert r.predictions[2] == pytest.approx(wpred[1], abs=1e-12)
+    assert r.predictions[1] == pytest.approx(1 - wpred[2], abs=1e-12)
+    # the same lengths as an argument in input order
+    r2 = bg.rate(Games.from_arrays(["a", "c", "b"], ["b", "a", "c"], [1.0, 0.0, 1.0],
+                                   time=[1.0, 3.0, 2.0]), length=[5, 3, 7])
+    assert np.array_equal(r2.rating, r.rating)
+    assert np.array_equal(r2.predictions, r.predictions)
+    # no length: 1-point matches
+    r1 = bg.rate(Games.from_arrays(["a"], ["b"], [1.0]))
+    assert r1["a"] == pytest.approx(1510.0, abs=1e-12)
+
+
+def test_continuation_equals_full_run():
+    w = ["a", "b", "c", "a", "d", "b"]
+    lo = ["b", "c", "a", "d", "c", "a"]
+    n = [5, 7, 3, 11, 1, 9]
+    full = bg.rate(Games.from_arrays(w, lo, np.ones(6)), length=n)
+    first = bg.rate(Games.from_arrays(w[:3], lo[:3], np.ones(3)), length=n[:3])
+    second = bg.rate(Games.from_arrays(w[3:], lo[3:], np.ones(3)), initial=first, length=n[3:])
+    for name in "abcd":
+        assert second[name] == pytest.approx(full[name], abs=1e-9)
+    # and through a written table (the CLI path)
+    table = first.to_arrow()
+    third = bg.rate(Games.from_arrays(w[3:], lo[3:], np.ones(3)), initial=table, length=n[3:])
+    for name in "abcd":
+        assert third[name] == pytest.approx(full[name], abs=1e-9)
+
+
+def test_rating_from_depd():
+    assert bg.rating_from_depd(0.01, 5) == pytest.approx((11971 + 23681 / 5) * 0.01, abs=1e-12)
+    assert round(bg.rating_from_depd(0.01, 5), 3) == 167.072
+    assert bg.rating_from_depd(0.02, 1) == pytest.approx(35652 * 0.02, abs=1e-9)
+    assert bg.rating_from_depd(-0.01, 7) == pytest.approx(-(11971 + 23681 / 7) * 0.01,
+                                                          abs=1e-12)
+    got = bg.rating_from_depd([0.01, 0.02], [3, 11])
+    assert got == pytest.approx([(11971 + 23681 / 3) * 0.01, (11971 + 23681 / 11) * 0.02],
+                                abs=1e-9)
+
+
+def test_rating_from_errors():
+    # a2(5) = 13903.2, b(5) = 759.2
+    assert bg.rating_from_errors(0.01, 0.02, 5) == pytest.approx(139.032 + 15.184, abs=1e-9)
+    # N = 1: 37916 EPM, the cube error does not count
+    assert bg.rating_from_errors(0.01, 0.5, 1) == pytest.approx(379.16, abs=1e-9)
+    # large N tends to 8798 EPM + 863 EPC
+    assert bg.rating_from_errors(0.01, 0.01, 10**9) == pytest.approx(87.98 + 8.63, abs=1e-4)
+    got = bg.rating_from_errors([0.005, 0.01], [0.0, 0.03], [1, 3])
+    assert got == pytest.approx([37916 * 0.005, (8798 + 25526 / 3) * 0.01
+                                 + (863 - 519 / 3) * 0.03], abs=1e-9)
+    # differences (any sign) when asked for
+    assert bg.rating_from_errors(-0.0344, -0.01, 5, difference=True) == pytest.approx(
+        -(13903.2 * 0.0344 + 759.2 * 0.01), abs=1e-9)
+
+
+def test_estimate_rating_mean_and_t_interval():
+    epm = np.array([0.010, 0.012, 0.008, 0.006])
+    epc = np.array([0.02, 0.03, 0.01, 0.05])
+    n = np.array([5, 7, 5, 9])
+    est = bg.estimate_rating(epm, epc, n, offset=2050)
+    per = 2050 - np.array([bg.rating_from_errors(a, b, c) for a, b, c in zip(epm, epc, n)])
+    assert est.ratings == pytest.approx(per, abs=1e-9)
+    assert est.mean == pytest.approx(per.mean(), abs=1e-9)
+    assert est.std == pytest.approx(per.std(ddof=1), abs=1e-9)
+    half = 2.3534 * per.std(ddof=1) / 2  # t_{0.95, 3} = 2.3534
+    assert est.half_width == pytest.approx(half, rel=1e-4)
+    assert est.lower == pytest.approx(est.mean - est.half_width, abs=1e-9)
+    assert est.n == 4
+    assert "+-" in str(est)
+    one = bg.estimate_rating(0.01, 0.02, 5, offset=2200)
+    assert one.mean == pytest.approx(2200 - 154.216, abs=1e-9)
+    assert one.n == 1 and math.isnan(one.lower) and math.isnan(one.upper)
+    assert "no interval" in str(one)
+
+
+@pytest.mark.parametrize("rate,label", [
+    (0.0, "Supernatural"), (0.0019999, "Supernatural"), (0.002, "World class"),
+    (0.0049999, "World class"), (0.005, "Expert"), (0.008, "Advanced"),
+    (0.012, "Intermediate"), (0.018, "Casual player"), (0.026, "Beginner"),
+    (0.0349999, "Beginner"), (0.035, "Awful!"), (0.5, "Awful!"),
+])
+def test_skill_class_boundaries(rate, label):
+    assert bg.skill_class(rate) == label
+
+
+def test_skill_class_array():
+    got = bg.skill_class(np.array(bg.SKILL_BOUNDS))
+    assert got.tolist() == list(bg.SKILL_CLASSES[1:])
+
+
+@pytest.mark.parametrize("p,df,want", [
+    (0.95, 1, 6.3138), (0.95, 5, 2.0150), (0.95, 30, 1.6973), (0.975, 1, 12.7062),
+    (0.975, 10, 2.2281), (0.99, 2, 6.9646), (0.995, 20, 2.8453), (0.95, 3, 2.3534),
+])
+def test_t_quantile_table(p, df, want):
+    assert round(bg.student_t_quantile(p, df), 4) == want
+    assert bg.student_t_quantile(1 - p, df) == pytest.approx(-want, abs=1e-4)
+
+
+@given(st.floats(1e-6, 1 - 1e-6))
+@settings(max_examples=40)
+def test_t_quantile_closed_forms(p):
+    # df = 1 (Cauchy): tan(pi (p - 1/2)); df = 2: (2p - 1) / sqrt(2 p (1 - p))
+    assert bg.student_t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)),
+                                                        rel=1e-9, abs=1e-9)
+    assert bg.student_t_quantile(p, 2) == pytest.approx(
+        (2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-9, abs=1e-9)
+    t = bg.student_t_quantile(p, 7.5)
+    assert bg.student_t_cdf(t, 7.5) == pytest.approx(p, rel=1e-9, abs=1e-12)
+
+
+def test_t_quantile_tends_to_normal():
+    for p in (0.9, 0.95, 0.99):
+        assert bg.student_t_quantile(p, 1e7) == pytest.approx(NormalDist().inv_cdf(p),
+                                                              abs=1e-5)
+    assert bg.student_t_quantile(0.5, 3) == 0.0
+    assert bg.student_t_cdf(0.0, 4) == pytest.approx(0.5, abs=1e-15)
+    assert bg.student_t_cdf(math.inf, 4) == 1.0
+
+
+# ----------------------------------------------------------------------------------
+# 2. equivalence with the reference
+
+players = st.sampled_from(["p0", "p1", "p2", "p3", "p4", "p5"])
+match = st.tuples(players, players, st.integers(1, 25)).filter(lambda m: m[0] != m[1])
+
+
+@given(st.lists(match, min_size=1, max_size=80), st.booleans(),
+       st.floats(0.5, 3.0), st.floats(1000.0, 2000.0))
+@settings(max_examples=50)
+def test_matches_reference(matches, use_experience, k, start):
+    w, lo, n = zip(*matches)
+    cfg = FibsConfig(initial_rating=start, use_experience=use_experience, k=k)
+    r = bg.rate(Games.from_arrays(list(w), list(lo), np.ones(len(w))), cfg, length=list(n))
+    want, exp, pred = ref.fibs(matches, initial_rating=start, use_experience=use_experience,
+                               k=k)
+    for name, value in want.items():
+        assert r[name] == pytest.approx(value, abs=1e-9)
+        assert r.experience[r.players.id_of(name)] == exp[name]
+    assert r.predictions == pytest.approx(pred, abs=1e-12)
+
+
+@given(st.lists(match, min_size=1, max_size=40),
+       st.dictionaries(players, st.floats(1200, 2200), max_size=6),
+       st.dictionaries(players, st.integers(0, 800), max_size=6), st.randoms())
+@settings(max_examples=30)
+def test_matches_reference_with_initial_and_loser_first(matches, init, init_exp, rnd):
+    # present some matches loser first (score 0); winner-first in the reference
+    flip = [rnd.random() < 0.5 for _ in matches]
+    first = [lo if f else w for (w, lo, _), f in zip(matches, flip)]
+    second = [w if f else lo for (w, lo, _), f in zip(matches, flip)]
+    score = [0.0 if f else 1.0 for f in flip]
+    names = sorted(set(init) | set(init_exp))
+    table = {"player": names, "rating": [init.get(p, 1500.0) for p in names],
+             "experience": [float(init_exp.get(p, 0)) for p in names]} if names else None
+    r = bg.rate(Games.from_arrays(first, second, score), initial=table,
+                length=[m[2] for m in matches])
+    want, _, pred = ref.fibs(matches, initial=init,
+                             initial_experience={p: float(v) for p, v in init_exp.items()})
+    for name, value in want.items():
+        assert r[name] == pytest.approx(value, abs=1e-9)
+    got = [1 - x if f else x for x, f in zip(r.predictions, flip)]
+    assert got == pytest.approx(pred, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------------
+# 3. invariants
+
+
+def test_constant_k_is_zero_sum_and_winner_gains():
+    rng = np.random.default_rng(3)
+    w = rng.integers(0, 8, 300)
+    lo = (w + rng.integers(1, 8, 300)) % 8
+    n = rng.integers(1, 12, 300)
+    r = bg.rate(Games.from_arrays(w, lo, np.ones(300), players=list(range(8))),
+                FibsConfig.club(k=2.0), length=n)
+    assert r.rating.sum() == pytest.approx(8 * 1500.0, abs=1e-8)
+    assert ((r.predictions > 0) & (r.predictions < 1)).all()
+
+
+# ----------------------------------------------------------------------------------
+# 4. bad input
+
+
+def test_bad_lengths():
+    with pytest.raises(InputError, match=r"'length' must be a match length.*got -3.0"):
+        bg.fibs_win_probability(100, -3)
+    with pytest.raises(InputError, match=r"'length' must be a match length.*got 2.5 at index 1"):
+        bg.rating_from_depd([0.01, 0.01], [3, 2.5])
+    with pytest.raises(InputError, match=r"'length' must be a match length.*got 0.0"):
+        bg.rating_from_errors(0.01, 0.01, 0)
+    games = Games.from_arrays(["a", "b"], ["b", "a"], [1.0, 1.0])
+    with pytest.raises(InputError, match=r"column 'length' must be a match length.*found -5.0 "
+                       r"at row 2"):
+        bg.rate(games, length=[5, -5])
+    with pytest.raises(InputError, match=r"'length' must have one value per match \(2\); got 1"):
+        bg.rate(games, length=[5])
+    with pytest.raises(InputError, match=r"column 'weight' \(the match length\).*found 0.5"):
+        bg.rate(Games.from_arrays(["a"], ["b"], [1.0], weight=[0.5]))
+
+
+def test_bad_error_rates_and_probabilities():
+    with pytest.raises(InputError, match=r"'epm' must be a finite number in \[0, inf\]; "
+                       r"got -0.01"):
+        bg.rating_from_errors(-0.01, 0.01, 5)
+    with pytest.raises(InputError, match=r"'epc' must be.*got -0.5 at index 1"):
+        bg.estimate_rating([0.01, 0.01], [0.01, -0.5], 5)
+    with pytest.raises(InputError, match=r"'error_rate' must be.*got -0.001"):
+        bg.skill_class(-0.001)
+    with pytest.raises(InputError, match=r"'depd' must be a finite number.*got nan"):
+        bg.rating_from_depd(float("nan"), 5)
+    for p in (0.0, 1.0, -0.2, 1.5):
+        with pytest.raises(InputError, match=r"'p' must be a probability in \(0, 1\)"):
+            bg.rating_diff_from_probability(p, 3)
+    with pytest.raises(InputError, match=r"'experience' must be"):
+        bg.fibs_k(-1)
+    with pytest.raises(InputError, match=r"'rating_diff' must be numeric"):
+        bg.fibs_win_probability("strong", 3)
+    with pytest.raises(ConfigError, match=r"'confidence' of estimate_rating must be"):
+        bg.estimate_rating(0.01, 0.01, 5, confidence=1.0)
+    with pytest.raises(ConfigError, match=r"'p' of student_t_quantile must be"):
+        bg.student_t_quantile(1.0, 3)
+    with pytest.raises(ConfigError, match=r"'df' of student_t_quantile must be"):
+        bg.student_t_quantile(0.9, 0)
+    with pytest.raises(InputError, match="needs at least one match"):
+        bg.estimate_rating([], [], [])
+
+
+def test_bad_config_and_games():
+    with pytest.raises(ConfigError, match=r"'k' of FibsConfig must be a float in \[0, inf\)"):
+        FibsConfig(k=-1.0)
+    with pytest.raises(InputTypeError, match=r"'initial_rating' of FibsConfig"):
+        FibsConfig(initial_rating="1500")
+    with pytest.raises(ConfigError, match=r"'use_experience' of FibsConfig"):
+        FibsConfig(use_experience="yes")
+    with pytest.raises(ConfigError, match=r"'k_min' of FibsConfig must be <= 'k_max'"):
+        FibsConfig(k_min=6.0)
+    with pytest.raises(InputError, match=r"column 'score' must be 1 .* no draws; found 0.5 at "
+                       r"row 2"):
+        bg.rate(Games.from_arrays(["a", "b"], ["b", "a"], [1.0, 0.5]))
+    with pytest.raises(InputError, match="needs a fastrate.Games"):
+        bg.rate([("a", "b", 5)])
+    with pytest.raises(InputError, match="config must be a FibsConfig"):
+        bg.rate(Games.from_arrays(["a"], ["b"], [1.0]), config={"k": 1})
+    with pytest.raises(InputError, match=r"column 'experience' must be >= 0"):
+        bg.rate(Games.from_arrays(["a"], ["b"], [1.0]),
+                initial={"player": ["a"], "rating": [1500.0], "experience": [-5.0]})
+
+
+# ----------------------------------------------------------------------------------
+# 5. the CLI
+
+
+MATCHES = """date,winner,loser,length
+2024-01-03,bob,carol,7
+2024-01-01,alice,bob,5
+2024-01-02,alice,carol,3
+"""
+
+
+def _write(tmp_path, text, name="matches.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_cli_rate_table_and_output(tmp_path):
+    path = _write(tmp_path, MATCHES)
+    runner = CliRunner()
+    res = runner.invoke(backgammon_group, ["rate", path])
+    assert res.exit_code == 0, res.output
+    assert "FIBS: 3 matches, 3 players (matches.csv)" in res.output
+    lines = res.output.splitlines()
+    assert lines[1].split()[:3] == ["#", "player", "rating"]
+    assert lines[3].split()[1] == "alice"
+    # sorted by date: alice-bob (5), alice-carol (3), bob-carol (7)
+    want, exp, _ = ref.fibs([("alice", "bob", 5), ("alice", "carol", 3), ("bob", "carol", 7)])
+    out = str(tmp_path / "r.csv")
+    res = runner.invoke(backgammon_group, ["rate", path, "-o", out])
+    assert res.exit_code == 0, res.output
+    import pyarrow.csv as pcsv
+
+    t = pcsv.read_csv(out).to_pydict()
+    assert t["player"][0] == "alice"
+    for name, rating, e in zip(t["player"], t["rating"], t["experience"]):
+        assert rating == pytest.approx(want[name], abs=1e-9)
+        assert e == exp[name]
+    # continuing from the written table
+    more = _write(tmp_path, "date,winner,loser,length\n2024-02-01,carol,alice,9\n", "more.csv")
+    res = runner.invoke(backgammon_group, ["rate", more, "--initial", out, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    want2, _, _ = ref.fibs([("alice", "bob", 5), ("alice", "carol", 3), ("bob", "carol", 7),
+                            ("carol", "alice", 9)])
+    import json
+
+    rows = json.loads(res.stdout.strip().splitlines()[0])
+    for row in rows:
+        assert row["rating"] == pytest.approx(want2[row["player"]], abs=1e-9)
+
+
+def test_cli_rate_no_experience(tmp_path):
+    path = _write(tmp_path, MATCHES)
+    res = CliRunner().invoke(backgammon_group, ["rate", path, "--no-experience", "--k", "1",
+                                                "--initial-rating", "1000", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    want, _, _ = ref.fibs([("alice", "bob", 5), ("alice", "carol", 3), ("bob", "carol", 7)],
+                          initial_rating=1000.0, use_experience=False, k=1.0)
+    lines = res.stdout.strip().splitlines()
+    assert lines[0].startswith('"player","rating"')
+    got = {ln.split(",")[0].strip('"'): float(ln.split(",")[1]) for ln in lines[1:]}
+    assert got == pytest.approx(want, abs=1e-9)
+
+
+def test_cli_rate_errors(tmp_path):
+    runner = CliRunner()
+    bad = _write(tmp_path, "date,winner,loser,length\n2024-01-01,a,b,5\n2024-01-02,b,a,-1\n")
+    res = runner.invoke(backgammon_group, ["rate", bad])
+    assert isinstance(res.exception, InputError)
+    assert "column 'length'" in str(res.exception) and "line 3 of matches.csv" in str(
+        res.exception)
+    nolen = _write(tmp_path, "date,winner,loser,points\n2024-01-01,a,b,5\n", "nolen.csv")
+    res = runner.invoke(backgammon_group, ["rate", nolen])
+    assert isinstance(res.exception, InputError)
+    assert "no column 'length'" in str(res.exception)
+    res = runner.invoke(backgammon_group, ["rate", str(tmp_path / "missing.csv")])
+    assert isinstance(res.exception, InputError)
+    assert "no such file" in str(res.exception)
+
+
+def test_cli_estimate_one_match():
+    res = CliRunner().invoke(backgammon_group, ["estimate", "--epm", "0.01", "--epc", "0.02",
+                                                "--length", "5"])
+    assert res.exit_code == 0, res.output
+    assert "estimated rating: 1895.8 (1 match, no interval)" in res.output
+    assert "chequer play: Advanced; cube: Casual player" in res.output
+    res = CliRunner().invoke(backgammon_group, ["estimate", "--epm", "0.004", "--epc", "0.0",
+                                                "--length", "1", "--offset", "2200"])
+    assert res.exit_code == 0, res.output
+    assert f"estimated rating: {2200 - 37916 * 0.004:.1f}" in res.output
+    assert "chequer play: World class; cube: Supernatural" in res.output
+
+
+def test_cli_estimate_file(tmp_path):
+    path = _write(tmp_path, "epm,epc,length\n0.010,0.02,5\n0.012,0.03,7\n0.008,0.01,5\n"
+                  "0.006,0.05,9\n", "analysed.csv")
+    res = CliRunner().invoke(backgammon_group, ["estimate", "--file", path])
+    assert res.exit_code == 0, res.output
+    est = bg.estimate_rating([0.010, 0.012, 0.008, 0.006], [0.02, 0.03, 0.01, 0.05],
+                             [5, 7, 5, 9])
+    assert f"estimated rating: {est}" in res.output
+    assert "90% interval" in res.output and "4 matches" in res.output
+    assert "chequer play: Advanced" in res.output
+
+
+def test_cli_estimate_errors(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(backgammon_group, ["estimate", "--epm", "0.01"])
+    assert isinstance(res.exception, InputError)
+    assert "give --epc, --length" in str(res.exception)
+    res = runner.invoke(backgammon_group, ["estimate", "--epm", "-0.01", "--epc", "0",
+                                           "--length", "3"])
+    assert isinstance(res.exception, InputError)
+    assert "'epm' must be" in str(res.exception)
+    path = _write(tmp_path, "epm,epc,length\n0.01,0.02,5\n0.01,-0.02,5\n", "a.csv")
+    res = runner.invoke(backgammon_group, ["estimate", "--file", path])
+    assert isinstance(res.exception, InputError)
+    assert "column 'epc' must be >= 0; found -0.02 at row 2 (line 3 of a.csv)" in str(
+        res.exception)
+    res = runner.invoke(backgammon_group, ["estimate", "--file", path, "--epm", "0.1"])
+    assert isinstance(res.exception, InputError)
+    assert "not both" in str(res.exception)
+    res = runner.invoke(backgammon_group, ["estimate", "--epm", "0.01", "--epc", "0.01",
+                                           "--length", "0"])
+    assert isinstance(res.exception, InputError)
+    assert "'length' must be a match length" in str(res.exception)
+
+
+def test_cli_help_lists_commands():
+    res = CliRunner().invoke(backgammon_group, ["--help"])
+    assert res.exit_code == 0
+    assert "rate" in res.output and "estimate" in res.output
