@@ -65,7 +65,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics
-    from fastrate.stats import backgammon
     from fastrate._numba import warmup
     from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
@@ -77,3 +76,4 @@ if TYPE_CHECKING:  # pragma: no cover
         write_table,
     )
     from fastrate.ratings import elo, glicko, glicko2
+    from fastrate.stats import backgammon

@@ -11,7 +11,8 @@ stays cheap; ``fastrate warmup`` / :func:`warmup` compiles everything into the c
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numba
 
