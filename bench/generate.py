@@ -83,14 +83,15 @@ def workload(size: str):
 
 
 def subsample(games: Any, n_games: int):
-    """The first ``n_games`` games of ``games`` (same players, same periods), for the
-    slow pure-Python peers."""
+    """``n_games`` games spread evenly over ``games`` (every k-th game, so every rating
+    period keeps its share), same players, for the slow pure-Python peers."""
     from fastrate import Games
 
-    n = min(n_games, games.n_games)
-    return Games(white=games.white[:n].copy(), black=games.black[:n].copy(),
-                 score=games.score[:n].copy(), players=games.players,
-                 period=None if games.period is None else games.period[:n].copy())
+    step = max(1, games.n_games // n_games)
+    idx = np.arange(0, games.n_games, step, dtype=np.int64)[:n_games]
+    return Games(white=games.white[idx], black=games.black[idx], score=games.score[idx],
+                 players=games.players,
+                 period=None if games.period is None else games.period[idx])
 
 
 def input_nbytes(games: Any) -> int:

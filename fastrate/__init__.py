@@ -36,9 +36,9 @@ _LAZY = {
     "warmup": "fastrate._numba",
 }
 _SUBMODULES = {
-    "elo": "fastrate.ratings.elo",
-    "glicko": "fastrate.ratings.glicko",
-    "glicko2": "fastrate.ratings.glicko2",
+    "elo": "fastrate.elo",
+    "glicko": "fastrate.glicko",
+    "glicko2": "fastrate.glicko2",
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",
     "backgammon": "fastrate.stats.backgammon",

@@ -30,6 +30,10 @@ def run(verbose: bool = False) -> list[str]:
         except ImportError:  # pragma: no cover - a system not built yet
             continue
         module.rate(games, getattr(module, cfg_name)())
+        if name == "elo":  # the general kernel (every option) beside the fast path
+            module.rate(games, module.EloConfig(update="period", margin="fte_nfl",
+                                                regression=0.1), record_pregame=True)
+            module.rate(games, module.EloConfig(), record_pregame=True)
         done.append(name)
         if verbose:
             print(f"compiled {name}")

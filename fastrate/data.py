@@ -587,7 +587,8 @@ def _initial_columns(initial: Any) -> dict[str, Any]:
             if getattr(initial, k) is not None:
                 out[k] = getattr(initial, k)
         return out
-    if isinstance(initial, Mapping) and "player" not in initial:
+    if isinstance(initial, Mapping) and not (
+            "player" in initial and not np.isscalar(initial["player"])):
         names = np.empty(len(initial), dtype=object)
         names[:] = list(initial.keys())
         return {"player": names, "rating": np.array(list(initial.values()), dtype=np.float64)}

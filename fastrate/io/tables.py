@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +80,21 @@ def _format_of(path: str | os.PathLike, fmt: str | None) -> str:
                      "or pass --format / format=")
 
 
-def read_table(path: str | os.PathLike, format: str | None = None):
-    """Read a CSV (optionally compressed), Parquet or JSON file into a pyarrow Table."""
+def _delimiter(path: Path) -> str:
+    return "\t" if ".tsv" in path.name.lower() else ","
+
+
+#: CSV block size: big blocks parse compressed files several times faster than the
+#: 1 MiB default (each block is one unit of parallel work and one output chunk)
+CSV_BLOCK_SIZE = 16 << 20
+
+
+def read_table(path: str | os.PathLike, format: str | None = None,
+               columns: list[str] | None = None):
+    """Read a CSV (optionally compressed), Parquet or JSON file into a pyarrow Table.
+
+    ``columns`` limits the read to those columns (in the file's order).
+    """
     import pyarrow as pa
 
     p = Path(path)
@@ -90,31 +105,42 @@ def read_table(path: str | os.PathLike, format: str | None = None):
         if fmt == "csv":
             from pyarrow import csv
 
-            delimiter = "\t" if ".tsv" in p.name.lower() else ","
-            return csv.read_csv(p, parse_options=csv.ParseOptions(delimiter=delimiter))
+            convert = csv.ConvertOptions(include_columns=columns) if columns else None
+            return csv.read_csv(p, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
+                                parse_options=csv.ParseOptions(delimiter=_delimiter(p)),
+                                convert_options=convert)
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(p)
-        text = p.read_text()
-        stripped = text.lstrip()
-        if stripped.startswith("["):
-            rows = json.loads(text)
-            if not rows:
-                raise InputError(f"{path} holds no rows")
-            return pa.Table.from_pylist(rows)
-        if stripped.startswith("{") and "\n{" not in stripped.strip():
-            obj = json.loads(text)
-            if isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
-                return pa.table(obj)
-        from pyarrow import json as pajson
-
-        return pajson.read_json(p)
+            return pq.read_table(p, columns=columns)
+        table = _read_json(p)
+        return table.select(columns) if columns else table
     except InputError:
         raise
-    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError, KeyError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"cannot read {path} as {fmt}: {msg}") from None
+
+
+def _read_json(p: Path):
+    """JSON: an array of records, an object of columns, or newline-delimited records."""
+    import pyarrow as pa
+
+    with pa.input_stream(p, compression="detect") as fh:  # .json.gz works too
+        text = fh.read().decode("utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        rows = json.loads(text)
+        if not rows:
+            raise InputError(f"{p} holds no rows")
+        return pa.Table.from_pylist(rows)
+    if stripped.startswith("{") and "\n{" not in stripped.strip():
+        obj = json.loads(text)
+        if isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
+            return pa.table(obj)
+    from pyarrow import json as pajson
+
+    return pajson.read_json(pa.BufferReader(text.encode("utf-8")))
 
 
 def _pick(cols: list[str], wanted: str, what: str, where: str) -> str:
@@ -137,49 +163,215 @@ _RESULT_STRINGS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "=": 0.
                    "d": 0.5, "w": 1.0, "win": 1.0, "l": 0.0, "loss": 0.0}
 
 
+def _one_array(col):
+    """A pyarrow ChunkedArray as one contiguous Array."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        if col.num_chunks == 1:
+            return col.chunk(0)
+        return col.combine_chunks() if col.num_chunks else pa.array([], col.type)
+    return col
+
+
+def _first_null(col) -> int:
+    return int(np.argmax(np.asarray(_one_array(col).is_null())))
+
+
+def _score_of(text: str) -> float:
+    s = text.strip().lower()
+    if s in _RESULT_STRINGS:
+        return _RESULT_STRINGS[s]
+    try:
+        return float(s)
+    except ValueError:
+        return math.nan
+
+
 def _scores(col, name: str, source: Source) -> np.ndarray:
     """Score column: numbers, or result strings like '1-0', '0-1', '1/2-1/2'."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from fastrate._validate import as_float64, fail_at
 
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-        raw = col.to_pylist()
-        out = np.empty(len(raw), dtype=np.float64)
-        for i, v in enumerate(raw):
-            s = (v or "").strip().lower()
-            if s in _RESULT_STRINGS:
-                out[i] = _RESULT_STRINGS[s]
-                continue
-            try:
-                out[i] = float(s)
-            except ValueError:
-                raise fail_at(name, "must be a score (1, 0.5, 0 or a fraction) or a result "
-                              "such as 1-0, 0-1, 1/2-1/2", np.array(raw, dtype=object), i,
-                              source) from None
+        # map each distinct string once, then gather
+        enc = pc.dictionary_encode(_one_array(col))
+        table = np.array([_score_of(v) for v in enc.dictionary.to_pylist()], dtype=np.float64)
+        bad_row = -1
+        if enc.indices.null_count:
+            bad_row = _first_null(enc.indices)
+        else:
+            out = table[np.asarray(enc.indices)]
+            bad = np.isnan(out)
+            if bad.any():
+                bad_row = int(np.argmax(bad))
+        if bad_row >= 0:
+            raise fail_at(name, "must be a score (1, 0.5, 0 or a fraction) or a result "
+                          "such as 1-0, 0-1, 1/2-1/2", {bad_row: col[bad_row].as_py()},
+                          bad_row, source)
         return out
     if col.null_count:
-        arr = np.asarray(col.is_null())
-        raise fail_at(name, "must not be missing", np.array(col.to_pylist(), dtype=object),
-                      int(np.argmax(arr)), source)
-    return as_float64(col.to_numpy(), name, source)
+        raise _missing(name, _first_null(col), source)
+    return as_float64(_one_array(col).to_numpy(zero_copy_only=False), name, source)
 
 
-def _time_values(col, name: str, time_format: str | None):
+def _missing(name: str, row: int, source: Source) -> InputError:
+    return InputError(f"column '{name}' must not be missing; found a missing value at "
+                      f"{source.where(row)}; drop or fill those rows")
+
+
+_DAYS_IN_MONTH = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+
+
+def _yyyymmdd(values: np.ndarray, name: str, source: Source) -> np.ndarray:
+    """Integer dates such as 20240531 -> datetime64[ns], naming the first impossible one.
+
+    Plain integer arithmetic (days from the civil date, H. Hinnant's algorithm): NumPy's
+    month <-> day conversions are several times slower.
+    """
+    from fastrate._validate import fail_at
+
+    v = values.astype(np.int64, copy=False)
+    y, md = np.divmod(v, 10000)
+    m, d = np.divmod(md, 100)
+    leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
+    mm = np.clip(m, 0, 12)
+    bad = (m < 1) | (m > 12) | (d < 1) | (d > _DAYS_IN_MONTH[mm] + ((mm == 2) & leap))
+    if bad.any():
+        raise fail_at(name, "must be a date written YYYYMMDD (e.g. 20240531)", values,
+                      int(np.argmax(bad)), source)
+    y = y - (m <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days.view("datetime64[D]").astype("datetime64[ns]")
+
+
+def _time_values(col, name: str, time_format: str | None, source: Source) -> np.ndarray:
+    """A time column as NumPy values for :func:`fastrate.data.parse_time`."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from fastrate._validate import fail_at
+
     if time_format is not None:
+        text = pc.cast(_one_array(col), pa.string())
         try:
-            return pc.strptime(pc.cast(col, pa.string()), format=time_format, unit="s")
+            parsed = pc.strptime(text, format=time_format, unit="s", error_is_null=True)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-            raise InputError(f"column '{name}' does not match time format {time_format!r}: "
-                             f"{str(exc).splitlines()[0]}") from None
+            raise InputError(f"column '{name}' cannot be read with time format "
+                             f"{time_format!r}: {str(exc).splitlines()[0]}") from None
+        if parsed.null_count:
+            row = _first_null(parsed)
+            if text[row].is_valid:
+                raise fail_at(name, f"must match time format {time_format!r}",
+                              {row: text[row].as_py()}, row, source)
+            raise _missing(name, row, source)
+        return parsed.to_numpy(zero_copy_only=False)
     if pa.types.is_integer(col.type) and ("date" in name.lower()) and len(col) > 0:
         lo, hi = pc.min(col).as_py(), pc.max(col).as_py()
         if lo is not None and 10_000_101 <= lo and hi <= 99_991_231:  # YYYYMMDD
-            return _time_values(col, name, "%Y%m%d")
-    return col
+            if col.null_count:
+                raise _missing(name, _first_null(col), source)
+            return _yyyymmdd(_one_array(col).to_numpy(), name, source)
+    return _one_array(col).to_numpy(zero_copy_only=False)
+
+
+@dataclass
+class _Layout:
+    """Which table column plays which part (see :func:`games_from_table`)."""
+
+    first: str
+    second: str
+    winner: bool = False  # winner/loser columns: the first player always won
+    score: str | None = None
+    points: tuple[str, str] | None = None
+    margin: str | None = None
+    time: str | None = None
+    period: str | None = None  # a column of period labels (not a length spec)
+    weight: str | None = None
+    neutral: str | None = None
+
+    def columns(self) -> list[str]:
+        names = [self.first, self.second, self.score, *(self.points or ()), self.margin,
+                 self.time, self.period, self.weight, self.neutral]
+        return list(dict.fromkeys(n for n in names if n is not None))
+
+
+def _layout(cols: list[str], where: str, *, white: str | None = None,
+            black: str | None = None, score: str | None = None, winner: str | None = None,
+            loser: str | None = None, first_points: str | None = None,
+            second_points: str | None = None, time: str | None = None,
+            period: str | float | None = None, weight: str | None = None,
+            margin: str | None = None, neutral: str | None = None) -> _Layout:
+    """Resolve the columns of a table from their names alone (no data is read)."""
+    lower = {c.lower(): c for c in cols}
+
+    def pick(name: str, what: str) -> str:
+        return _pick(cols, name, what, where)
+
+    # players
+    if winner is not None or loser is not None:
+        if winner is None or loser is None:
+            raise InputError("give both winner= and loser= columns")
+        lay = _Layout(pick(winner, "winners"), pick(loser, "losers"), winner=True)
+    elif white is not None or black is not None:
+        if white is None or black is None:
+            raise InputError("give both the first (white=) and second (black=) player columns")
+        lay = _Layout(pick(white, "first players"), pick(black, "second players"))
+    else:
+        found = next(((lower[a], lower[b]) for a, b in PLAYER_PAIRS
+                      if a in lower and b in lower), None)
+        if found is None:
+            raise InputError(f"cannot find the player columns in {where} (columns: "
+                             f"{', '.join(cols)}); name them white/black, player1/player2, "
+                             "home_team/away_team, winner/loser, or map them with "
+                             "--white/--black")
+        lay = _Layout(found[0], found[1], winner=found[0].lower().startswith("winner"))
+    # score and margin
+    if not lay.winner:
+        if score is not None:
+            lay.score = pick(score, "scores")
+        elif first_points is not None or second_points is not None:
+            if first_points is None or second_points is None:
+                raise InputError("give both points columns (first_points= and second_points=)")
+            lay.points = (pick(first_points, "points"), pick(second_points, "points"))
+        else:
+            lay.score = _find(lower, SCORE_COLUMNS)
+            if lay.score is None:
+                lay.points = next(((lower[a], lower[b]) for a, b in SCORE_PAIRS
+                                   if a in lower and b in lower), None)
+                if lay.points is None:
+                    raise InputError(f"cannot find a score column in {where} (columns: "
+                                     f"{', '.join(cols)}); add 'score' (1, 0.5, 0) or points "
+                                     "columns home_score/away_score, or map one with --score")
+    if margin is not None:
+        lay.margin = pick(margin, "margins")
+    # time, period, weight, neutral
+    lay.time = pick(time, "times") if time is not None else _find(lower, TIME_COLUMNS)
+    if isinstance(period, str) and period in cols:
+        lay.period = period
+    elif isinstance(period, str) and period.lower() in lower:
+        lay.period = lower[period.lower()]
+    lay.weight = pick(weight, "weights") if weight is not None else lower.get("weight")
+    lay.neutral = pick(neutral, "neutral flags") if neutral is not None else lower.get("neutral")
+    return lay
+
+
+def _source_for(source: str | Source | None) -> Source:
+    """A Source for error messages; data row 1 is line 2 of a CSV file (one header line)."""
+    if isinstance(source, Source):
+        return source
+    if not source:
+        return Source()
+    try:
+        text = _format_of(source, None) == "csv"
+    except InputError:
+        text = False
+    return Source(source, first_line=2 if text else 0)
 
 
 def games_from_table(table, *, white: str | None = None, black: str | None = None,
@@ -189,7 +381,7 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                      time_format: str | None = None, period: str | float | None = None,
                      weight: str | None = None, margin: str | None = None,
                      neutral: str | None = None, sort: bool = True,
-                     source: str | None = None):
+                     source: str | Source | None = None):
     """Build :class:`fastrate.Games` from a table, recognising common layouts.
 
     Players: ``white``/``black``, ``player1``/``player2``, ``home_team``/``away_team``,
@@ -199,107 +391,88 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     ``score2``) giving score (win/draw/loss) and margin (first minus second). Time: a
     ``date``/``time`` column (dates, timestamps, ISO strings, YYYYMMDD integers, or
     ``time_format``). ``period`` is a column name (e.g. ``season``) or a length spec
-    (``"1w"``, ``"month"``). Column names are matched case-insensitively.
+    (``"1w"``, ``"month"``). Recognised names are matched case-insensitively; names
+    given explicitly must match exactly (a near miss gets a "did you mean").
     """
+    from fastrate._validate import as_float64
     from fastrate.data import Games
 
+    src = _source_for(source)
+    where = src.name or "the input"
     cols = list(table.column_names)
-    where = source or "the input"
     if table.num_rows == 0:
         raise InputError(f"no games: {where} has no rows")
-    lower = {c.lower(): c for c in cols}
-    src = Source(source, first_line=2) if source and str(source).lower().endswith(
-        (".csv", ".csv.gz", ".tsv", ".txt")) else Source(source)
+    lay = _layout(cols, where, white=white, black=black, score=score, winner=winner,
+                  loser=loser, first_points=first_points, second_points=second_points,
+                  time=time, period=period, weight=weight, margin=margin, neutral=neutral)
 
-    def col(name: str, what: str):
-        return table.column(_pick(cols, name, what, where))
+    def values(name: str) -> np.ndarray:
+        return _one_array(table.column(name)).to_numpy(zero_copy_only=False)
 
-    # players
-    if winner is not None or loser is not None:
-        if winner is None or loser is None:
-            raise InputError("give both winner= and loser= columns")
-        first, second, scores = col(winner, "winners"), col(loser, "losers"), "winner"
-    elif white is not None or black is not None:
-        if white is None or black is None:
-            raise InputError("give both the first (white=) and second (black=) player columns")
-        first, second, scores = col(white, "first players"), col(black, "second players"), None
-    else:
-        found = None
-        for a, b in PLAYER_PAIRS:
-            if a in lower and b in lower:
-                found = (lower[a], lower[b])
-                break
-        if found is None:
-            raise InputError(f"cannot find the player columns in {where} (columns: "
-                             f"{', '.join(cols)}); name them white/black, player1/player2, "
-                             "home_team/away_team, winner/loser, or map them with "
-                             "--white/--black")
-        first, second = table.column(found[0]), table.column(found[1])
-        scores = "winner" if found[0].lower().startswith("winner") else None
-    # score and margin
     mg = None
-    if scores == "winner":
+    if lay.winner:
         s = np.ones(table.num_rows, dtype=np.float64)
-    elif score is not None:
-        s = _scores(col(score, "scores"), score, src)
+    elif lay.score is not None:
+        s = _scores(table.column(lay.score), lay.score, src)
     else:
-        pts = None
-        if first_points is not None or second_points is not None:
-            if first_points is None or second_points is None:
-                raise InputError("give both points columns (first_points= and second_points=)")
-            pts = (_pick(cols, first_points, "points", where),
-                   _pick(cols, second_points, "points", where))
-        else:
-            sc = _find(lower, SCORE_COLUMNS)
-            if sc is not None:
-                s = _scores(table.column(sc), sc, src)
-            else:
-                pts = next(((lower[a], lower[b]) for a, b in SCORE_PAIRS
-                            if a in lower and b in lower), None)
-                if pts is None:
-                    raise InputError(f"cannot find a score column in {where} (columns: "
-                                     f"{', '.join(cols)}); add 'score' (1, 0.5, 0) or points "
-                                     "columns home_score/away_score, or map one with --score")
-        if pts is not None:
-            from fastrate._validate import as_float64
-
-            p1 = as_float64(table.column(pts[0]).to_numpy(zero_copy_only=False), pts[0], src)
-            p2 = as_float64(table.column(pts[1]).to_numpy(zero_copy_only=False), pts[1], src)
-            s = np.where(p1 > p2, 1.0, np.where(p1 < p2, 0.0, 0.5))
-            mg = p1 - p2
-    if margin is not None:
-        mg = col(margin, "margins").to_numpy(zero_copy_only=False)
-    # time, period, weight, neutral
-    tname = time if time is not None else _find(lower, TIME_COLUMNS)
+        assert lay.points is not None
+        p1 = as_float64(values(lay.points[0]), lay.points[0], src)
+        p2 = as_float64(values(lay.points[1]), lay.points[1], src)
+        s = np.where(p1 > p2, 1.0, np.where(p1 < p2, 0.0, 0.5))
+        mg = p1 - p2
+    if lay.margin is not None:
+        mg = values(lay.margin)
     tm = None
-    if tname is not None:
-        tm = _time_values(col(tname, "times"), tname, time_format).to_numpy(zero_copy_only=False)
-    pr: Any = None
-    if period is not None:
-        if isinstance(period, str) and period in cols:
-            pr = table.column(period).to_numpy(zero_copy_only=False)
-        elif isinstance(period, str) and period.lower() in lower:
-            pr = table.column(lower[period.lower()]).to_numpy(zero_copy_only=False)
-        else:
-            pr = period
-    wt = None
-    wname = weight if weight is not None else lower.get("weight")
-    if wname is not None:
-        wt = col(wname, "weights").to_numpy(zero_copy_only=False)
-    nt = None
-    nname = neutral if neutral is not None else lower.get("neutral")
-    if nname is not None:
-        nt = col(nname, "neutral flags").to_numpy(zero_copy_only=False)
-    return Games.from_arrays(first.to_numpy(zero_copy_only=False),
-                             second.to_numpy(zero_copy_only=False), s, time=tm, period=pr,
-                             weight=wt, margin=mg, neutral=nt, sort=sort, source=src)
+    if lay.time is not None:
+        tm = _time_values(table.column(lay.time), lay.time, time_format, src)
+    pr: Any = values(lay.period) if lay.period is not None else period
+    wt = values(lay.weight) if lay.weight is not None else None
+    nt = values(lay.neutral) if lay.neutral is not None else None
+    return Games.from_arrays(table.column(lay.first), table.column(lay.second), s, time=tm,
+                             period=pr, weight=wt, margin=mg, neutral=nt, sort=sort,
+                             source=src)
+
+
+def _column_names(path: Path, fmt: str) -> list[str] | None:
+    """The column names of a file, read cheaply (header / schema only); None if unknown."""
+    import pyarrow as pa
+
+    try:
+        if fmt == "csv":
+            from pyarrow import csv
+
+            reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=1 << 16),
+                                  parse_options=csv.ParseOptions(delimiter=_delimiter(path)))
+            return list(reader.schema.names)
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return list(pq.read_schema(path).names)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError):
+        return None
+    return None
 
 
 def read_games(path: str | os.PathLike, *, format: str | None = None, **columns: Any):
     """Read games from a CSV/Parquet/JSON file; see :func:`games_from_table` for layouts
-    and column options (``white=``, ``score=``, ``time=``, ``period=`` ...)."""
-    table = read_table(path, format)
-    return games_from_table(table, source=Path(path).name, **columns)
+    and column options (``white=``, ``score=``, ``time=``, ``period=`` ...).
+
+    Only the columns the games need are read (CSV and Parquet), so unrelated columns
+    cost nothing and cannot fail the read.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such file: {path}")
+    fmt = _format_of(p, format)
+    src = Source(p.name, first_line=2 if fmt == "csv" else 0)
+    names = _column_names(p, fmt)
+    wanted = None
+    if names is not None:
+        layout_options = {k: v for k, v in columns.items()
+                          if k not in ("time_format", "sort", "source")}
+        wanted = _layout(names, p.name, **layout_options).columns()
+    table = read_table(p, fmt, columns=wanted)
+    return games_from_table(table, source=src, **columns)
 
 
 def read_ratings(path: str | os.PathLike, format: str | None = None):

@@ -44,7 +44,7 @@ from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import LN10, logistic
 from fastrate.ratings._common import expected_score as _expected_score
 
-__all__ = ["EloConfig", "rate", "expected_score", "K_SCHEDULES", "MARGIN_MODELS"]
+__all__ = ["EloConfig", "rate", "expected_score", "world_football_k", "K_SCHEDULES", "MARGIN_MODELS"]
 
 K_SCHEDULES = ("constant", "games", "rating", "fide", "power")
 MARGIN_MODELS = ("none", "fte_nfl", "fte_nba", "world_football")

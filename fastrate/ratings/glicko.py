@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._numba import kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConfigError, InputError
@@ -109,80 +109,119 @@ class GlickoConfig:
 # kernel
 
 
+# Per-player working records: one 64-byte row (a cache line) per player holds all a
+# game needs, so a game touches two cache lines of player data. Columns of ``rec``:
+_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _COUNT = 0, 1, 2, 3, 4, 5, 6
+# columns of the int64 ``ints`` rows (32 bytes): last period, games played (and, for
+# Glicko-2, the unconverged flag)
+_LAST, _GAMES, _FAILED = 0, 1, 2
+#: games per block of the kernels' gather / compute / scatter loop
+BLOCK = 64
+
+
+def records(n: int, width: int, dtype: type = np.float64) -> np.ndarray:
+    """An ``(n, width)`` C-contiguous array whose rows start on 64-byte boundaries."""
+    itemsize = np.dtype(dtype).itemsize
+    buf = np.zeros(n * width + 64 // itemsize, dtype=dtype)
+    skip = (-buf.ctypes.data % 64) // itemsize
+    return buf[skip:skip + n * width].reshape(n, width)
+
+
+@inline_kernel
+def _onset(rec, ints, x, k, p, q, k3, c2, max_rd2, no_period):
+    rec[x, _STAMP] = k
+    v = rec[x, _RD2]
+    last = ints[x, _LAST]
+    if last != no_period and p > last:
+        v = min(v + c2 * (p - last), max_rd2)
+        rec[x, _RD2] = v
+    rec[x, _QG] = q / math.sqrt(1.0 + k3 * v)
+    rec[x, _DSUM] = 0.0
+    rec[x, _RSUM] = 0.0
+    rec[x, _COUNT] = 0.0
+
+
 @kernel
-def _glicko_kernel(white, black, score, period, starts, rating, rd, games_played,
-                   last_period, q, c2, max_rd2, min_rd, qg, kk, rd2, dsum, rsum, stamp,
-                   touched, pred):
+def _glicko_kernel(white, black, score, period, starts, rec, ints, q, c2, max_rd2, min_rd2,
+                   touched, buf, pred):
     """Glicko over all rating periods.
 
     ``starts`` holds the first game index of every period plus ``n`` at the end;
-    ``period[starts[k]]`` is the absolute number of period ``k``. Scratch arrays of
-    length n_players (allocated by the caller): ``qg`` = q g(RD) and
-    ``kk`` = 3 q^2 RD^2 / pi^2 of the pre-period RD, ``rd2`` = pre-period RD^2,
-    ``dsum`` (= 1/d^2) and ``rsum`` accumulators, ``stamp`` (-1 initially) and
-    ``touched``. Each period costs O(games in it). Updates ``rating``, ``rd``,
-    ``games_played`` and ``last_period`` in place and writes ``pred``.
+    ``period[starts[k]]`` is the absolute number of period ``k``. ``rec`` (n_players x 8
+    float64) holds per player the stamp of the last period he played in (-1 before),
+    his rating, ``q g(RD)`` and ``RD^2`` as of the onset of the period, the sums
+    ``1/d^2`` and ``q sum g (s - E)`` and his game count in the period; ``ints``
+    (n_players x 4 int64) his last period and games played. ``touched`` (n_players) and
+    ``buf`` (block x 8) are scratch. Each period costs O(games in it). Updates ``rec``
+    and ``ints``, writes ``pred``.
+
+    Games are processed in blocks: gather both players' onset values (the random
+    memory accesses, independent of each other so the CPU overlaps them), compute the
+    logistic terms from the block buffer, then add them to the players' sums in game
+    order -- the same arithmetic, in the same order, as a plain game-by-game loop.
     """
     no_period = np.iinfo(np.int64).min
     k3 = 3.0 * q * q / (math.pi * math.pi)
     n_periods = starts.shape[0] - 1
+    block = buf.shape[0]
     for k in range(n_periods):
         lo = starts[k]
         hi = starts[k + 1]
         p = period[lo]
         nt = 0
-        for i in range(lo, hi):
-            a = white[i]
-            b = black[i]
-            # first game of a player in this period: his pre-period values
-            if stamp[a] != k:
-                stamp[a] = k
-                touched[nt] = a
-                nt += 1
-                v = rd[a] * rd[a]
-                last = last_period[a]
-                if last != no_period and p > last:
-                    v = min(v + c2 * (p - last), max_rd2)
-                rd2[a] = v
-                kk[a] = k3 * v
-                qg[a] = q / math.sqrt(1.0 + k3 * v)
-                dsum[a] = 0.0
-                rsum[a] = 0.0
-            if stamp[b] != k:
-                stamp[b] = k
-                touched[nt] = b
-                nt += 1
-                v = rd[b] * rd[b]
-                last = last_period[b]
-                if last != no_period and p > last:
-                    v = min(v + c2 * (p - last), max_rd2)
-                rd2[b] = v
-                kk[b] = k3 * v
-                qg[b] = q / math.sqrt(1.0 + k3 * v)
-                dsum[b] = 0.0
-                rsum[b] = 0.0
-            s = score[i]
-            diff = rating[a] - rating[b]
-            ga = qg[a]
-            gb = qg[b]
-            e_ab = 1.0 / (1.0 + math.exp(-gb * diff))
-            e_ba = 1.0 / (1.0 + math.exp(ga * diff))
-            dsum[a] += gb * gb * e_ab * (1.0 - e_ab)
-            rsum[a] += gb * (s - e_ab)
-            dsum[b] += ga * ga * e_ba * (1.0 - e_ba)
-            rsum[b] += ga * ((1.0 - s) - e_ba)
-            pred[i] = 1.0 / (1.0 + math.exp(-q * diff / math.sqrt(1.0 + kk[a] + kk[b])))
-            games_played[a] += 1
-            games_played[b] += 1
+        for s0 in range(lo, hi, block):
+            s1 = min(s0 + block, hi)
+            for i in range(s0, s1):
+                a = white[i]
+                b = black[i]
+                # a player's first game in this period: his values at its onset (step 1)
+                if rec[a, _STAMP] != k:
+                    touched[nt] = a
+                    nt += 1
+                    _onset(rec, ints, a, k, p, q, k3, c2, max_rd2, no_period)
+                if rec[b, _STAMP] != k:
+                    touched[nt] = b
+                    nt += 1
+                    _onset(rec, ints, b, k, p, q, k3, c2, max_rd2, no_period)
+                j = i - s0
+                buf[j, 0] = rec[a, _RATING] - rec[b, _RATING]
+                buf[j, 1] = rec[a, _QG]
+                buf[j, 2] = rec[b, _QG]
+                buf[j, 3] = rec[a, _RD2] + rec[b, _RD2]
+            for j in range(s1 - s0):
+                diff = buf[j, 0]
+                ga = buf[j, 1]
+                gb = buf[j, 2]
+                s = score[s0 + j]
+                e_ab = 1.0 / (1.0 + math.exp(-gb * diff))
+                e_ba = 1.0 / (1.0 + math.exp(ga * diff))
+                buf[j, 4] = gb * gb * e_ab * (1.0 - e_ab)
+                buf[j, 5] = gb * (s - e_ab)
+                buf[j, 6] = ga * ga * e_ba * (1.0 - e_ba)
+                buf[j, 7] = ga * ((1.0 - s) - e_ba)
+                # Glickman's prediction: g of the combined deviation sqrt(RD_a^2 + RD_b^2)
+                pred[s0 + j] = 1.0 / (1.0 + math.exp(-q * diff / math.sqrt(1.0 + k3 * buf[j, 3])))
+            for i in range(s0, s1):
+                a = white[i]
+                b = black[i]
+                j = i - s0
+                rec[a, _DSUM] += buf[j, 4]
+                rec[a, _RSUM] += buf[j, 5]
+                rec[a, _COUNT] += 1.0
+                rec[b, _DSUM] += buf[j, 6]
+                rec[b, _RSUM] += buf[j, 7]
+                rec[b, _COUNT] += 1.0
+        # step 2 for everyone who played
         for t in range(nt):
             x = touched[t]
-            inv = 1.0 / rd2[x] + dsum[x]
-            rating[x] += rsum[x] / inv
-            new_rd = math.sqrt(1.0 / inv)
-            if new_rd < min_rd:
-                new_rd = min_rd
-            rd[x] = new_rd
-            last_period[x] = p
+            inv = 1.0 / rec[x, _RD2] + rec[x, _DSUM]
+            rec[x, _RATING] += rec[x, _RSUM] / inv
+            v = 1.0 / inv
+            if v < min_rd2:
+                v = min_rd2
+            rec[x, _RD2] = v
+            ints[x, _LAST] = p
+            ints[x, _GAMES] += np.int64(rec[x, _COUNT])
 
 
 # ----------------------------------------------------------------------------------
@@ -273,15 +312,24 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
+    rec = records(n, 8)
+    rec[:, _STAMP] = -1.0
+    rec[:, _RATING] = state.rating
+    rec[:, _RD2] = state.rd * state.rd
+    ints = records(n, 4, np.int64)
     # without periods there is no time scale: no growth, and last_period is left alone
-    last = state.last_period if games.period is not None else np.full(
-        n, PlayerState.NO_PERIOD, dtype=np.int64)
+    ints[:, _LAST] = state.last_period if games.period is not None else PlayerState.NO_PERIOD
+    ints[:, _GAMES] = state.games_played
     pred = np.empty(games.n_games, dtype=np.float64)
-    _glicko_kernel(games.white, games.black, games.score, period, starts, state.rating,
-                   state.rd, state.games_played, last, Q,
-                   float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd),
-                   np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n),
-                   np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64), pred)
+    _glicko_kernel(games.white, games.black, games.score, period, starts, rec, ints, Q,
+                   float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
+                   np.empty(n, dtype=np.int64), np.empty((BLOCK, 8)), pred)
+    played = rec[:, _STAMP] >= 0.0
+    state.rating[played] = rec[played, _RATING]
+    state.rd[played] = np.sqrt(rec[played, _RD2])
+    state.games_played[:] = ints[:, _GAMES]
+    if games.period is not None:
+        state.last_period[:] = ints[:, _LAST]
     return Ratings(system="glicko", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
                    config=config, rd=state.rd, last_period=_reported_last(games, state))

@@ -56,14 +56,14 @@ from typing import Any
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import as_1d, check_number, fail_at, require
+from fastrate._validate import as_1d, as_float64, check_number, fail_at, require
 from fastrate.data import PlayerIndex
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = [
     "ProfileWarning", "TAZD_PROFILE", "TAKBE_PROFILE", "KDICE_PAYOFF", "KDICE_BUY_IN",
     "QOOA_DIVISORS", "GPG_CAP", "reference_profile", "profile_from_counts",
-    "counts_from_percentages", "place_counts", "chi_square", "tapl", "tazd", "takbe",
+    "counts_from_percentages", "place_counts", "profiles_from_log", "chi_square", "tapl", "tazd", "takbe",
     "p_value", "effect_size", "tazd_star", "qooa", "convolution_integral",
     "guts_per_game", "pprg", "standings", "standings_from_counts", "placement_stats",
 ]
@@ -84,8 +84,6 @@ KDICE_BUY_IN = 60.0
 QOOA_DIVISORS = (371.0, 142.0, 54.0, 21.0, 8.0, 3.0)
 #: GPG cap (the essay's guard against a tiny CI)
 GPG_CAP = 6000.0
-
-_YATES_MODES = {False: 0, True: 1, "auto": 2}
 
 
 # ----------------------------------------------------------------------------------
@@ -248,11 +246,46 @@ def _behind_kernel(counts, k, out_games, out_behind):
         out_behind[i] = b / (k - 1)
 
 
+@inline_kernel
+def _row_chi2(counts, base, k, n, ref, inv_ref, yates):
+    """Chi-square of one row with n > 0 games: ``sum((O - n r)^2 / r) / n``."""
+    use = yates == 1
+    if yates == 2:
+        for j in range(k):
+            if n * ref[j] < 5.0:
+                use = True
+                break
+    s = 0.0
+    if use:
+        for j in range(k):
+            d = abs(counts[base + j] - n * ref[j]) - 0.5
+            if d > 0.0:
+                s += d * d * inv_ref[j]
+    else:
+        for j in range(k):
+            d = counts[base + j] - n * ref[j]
+            s += d * d * inv_ref[j]
+    return s / n
+
+
 @kernel
-def _all_stats_kernel(counts, k, ref_m, ref_u, ref_z, ref_b, yates, mu_s, sigma_s, payoff,
-                      buy_in, df, games, chi2, pval, effect, test, tapl_, tazd_, takbe_,
-                      tstar, ci):
-    """Every per-player count statistic in one sweep (see :func:`placement_stats`)."""
+def _all_stats_kernel(counts, k, refs, inv_refs, yates, mu_s, sigma_s, payoff, buy_in, df,
+                      games, chi2, pval, effect, test, tapl_, tazd_, takbe_, tstar, ci,
+                      behind):
+    """Every per-player count statistic in one sweep (see :func:`placement_stats`).
+
+    refs/inv_refs: 4*k values, the main reference, uniform, TAZD, TAKBE profiles and
+    their reciprocals. ``behind``: games behind the winners summed (k-player games)."""
+    r_m = refs[0:k]
+    r_u = refs[k:2 * k]
+    r_z = refs[2 * k:3 * k]
+    r_b = refs[3 * k:4 * k]
+    i_m = inv_refs[0:k]
+    i_u = inv_refs[k:2 * k]
+    i_z = inv_refs[2 * k:3 * k]
+    i_b = inv_refs[3 * k:4 * k]
+    inv_k1 = 1.0 / (k - 1)
+    scale_ci = 1.0 / buy_in
     for i in range(games.shape[0]):
         base = i * k
         n = 0.0
@@ -262,8 +295,9 @@ def _all_stats_kernel(counts, k, ref_m, ref_u, ref_z, ref_b, yates, mu_s, sigma_
             c = counts[base + j]
             n += c
             sp += c * payoff[j]
-            sm += c * (j + 1)
+            sm += c * j
         games[i] = n
+        behind[i] = sm * inv_k1
         if n <= 0.0:
             chi2[i] = np.nan
             pval[i] = np.nan
@@ -276,43 +310,54 @@ def _all_stats_kernel(counts, k, ref_m, ref_u, ref_z, ref_b, yates, mu_s, sigma_
             ci[i] = np.nan
             continue
         root = math.sqrt(n)
-        for r in range(4):
-            if r == 0:
-                ref = ref_m
-            elif r == 1:
-                ref = ref_u
-            elif r == 2:
-                ref = ref_z
+        inv_n = 1.0 / n
+        s = _row_chi2(counts, base, k, n, r_m, i_m, yates)
+        chi2[i] = s
+        test[i] = s / root * 1000.0
+        effect[i] = math.sqrt(s * inv_n)
+        pval[i] = _chi2_sf(s, df)
+        tapl_[i] = _row_chi2(counts, base, k, n, r_u, i_u, yates) / root * 1000.0
+        tazd_[i] = _row_chi2(counts, base, k, n, r_z, i_z, yates) / root * 1000.0
+        takbe_[i] = _row_chi2(counts, base, k, n, r_b, i_b, yates) / root * 1000.0
+        tstar[i] = root * (mu_s - 1.0 - sm * inv_n) / sigma_s * 1000.0
+        ci[i] = sp * inv_n * scale_ci
+
+
+@kernel
+def _standings_kernel(games, behind, out):
+    """Games behind the leader: behind + (max games - games)/2, minus its minimum."""
+    m = games.shape[0]
+    if m == 0:
+        return
+    gmax = games[0]
+    for i in range(m):
+        if games[i] > gmax:
+            gmax = games[i]
+    best = np.inf
+    for i in range(m):
+        t = behind[i] + 0.5 * (gmax - games[i])
+        out[i] = t
+        if t < best:
+            best = t
+    for i in range(m):
+        out[i] -= best
+
+
+@kernel
+def _points_kernel(points, games, ci, cap, out_pprg, out_gpg):
+    for i in range(points.shape[0]):
+        g = games[i]
+        if g > 0.0:
+            out_pprg[i] = points[i] / math.sqrt(g)
+            c = ci[i]
+            if c > 0.0:
+                v = points[i] / g / c
+                out_gpg[i] = v if v < cap else cap
             else:
-                ref = ref_b
-            use = yates == 1
-            if yates == 2:
-                for j in range(k):
-                    if n * ref[j] < 5.0:
-                        use = True
-                        break
-            s = 0.0
-            for j in range(k):
-                e = n * ref[j]
-                d = counts[base + j] - e
-                if use:
-                    d = abs(d) - 0.5
-                    if d < 0.0:
-                        d = 0.0
-                s += d * d / e
-            if r == 0:
-                chi2[i] = s
-                test[i] = s / root * 1000.0
-                effect[i] = math.sqrt(s / n)
-                pval[i] = _chi2_sf(s, df)
-            elif r == 1:
-                tapl_[i] = s / root * 1000.0
-            elif r == 2:
-                tazd_[i] = s / root * 1000.0
-            else:
-                takbe_[i] = s / root * 1000.0
-        tstar[i] = root * (mu_s - sm / n) / sigma_s * 1000.0
-        ci[i] = sp / n / buy_in
+                out_gpg[i] = np.nan
+        else:
+            out_pprg[i] = np.nan
+            out_gpg[i] = np.nan
 
 
 # ----------------------------------------------------------------------------------
@@ -339,14 +384,14 @@ def _as_counts(counts: Any, name: str = "counts") -> tuple[np.ndarray, bool]:
         bad = ~np.isfinite(out)
         if bad.any():
             i, j = np.argwhere(bad)[0]
-            raise InputError(f"'{name}' must be finite; found {out[i, j]!r} at player row "
+            raise InputError(f"'{name}' must be finite; found {out[i, j].item()!r} at player row "
                              f"{i + 1}, place {j + 1}")
     else:
         raise InputTypeError(f"'{name}' must hold numbers; got dtype {arr.dtype}")
     neg = out < 0
     if neg.any():
         i, j = np.argwhere(neg)[0]
-        raise InputError(f"'{name}' must be non-negative; found {out[i, j]!r} at player row "
+        raise InputError(f"'{name}' must be non-negative; found {out[i, j].item()!r} at player row "
                          f"{i + 1}, place {j + 1}")
     return out, single
 
@@ -385,7 +430,7 @@ def reference_profile(reference: Any = None, k: int = 7) -> np.ndarray:
     if not np.isfinite(prof).all() or (prof <= 0).any():
         j = int(np.argmax(~np.isfinite(prof) | (prof <= 0)))
         raise InputError(f"'reference' must be positive at every place (an expected count "
-                         f"of 0 makes chi-square infinite); found {prof[j]!r} at place {j + 1}")
+                         f"of 0 makes chi-square infinite); found {prof[j].item()!r} at place {j + 1}")
     total = float(prof.sum())
     if abs(total - 1.0) > 0.01 and abs(total - 100.0) > 1.0:
         warnings.warn(f"reference profile sums to {total:g}, not 1 or 100; normalised to "
@@ -421,9 +466,11 @@ def counts_from_percentages(percentages: Any, games: Any) -> np.ndarray:
 
 
 def _yates_mode(yates: Any) -> int:
-    if yates not in _YATES_MODES and not isinstance(yates, (bool, np.bool_)):
-        raise ConfigError(f"'yates' must be True, False or 'auto'; got {yates!r}")
-    return _YATES_MODES[bool(yates) if isinstance(yates, np.bool_) else yates]
+    if isinstance(yates, (bool, np.bool_)):
+        return int(bool(yates))
+    if isinstance(yates, str) and yates == "auto":
+        return 2
+    raise ConfigError(f"'yates' must be True, False or 'auto'; got {yates!r}")
 
 
 def _payoff(payoff: Any, k: int, buy_in: float) -> np.ndarray:
@@ -495,6 +542,41 @@ def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any =
     n = len(index)
     counts = np.bincount(ids * k + (pos - 1), minlength=n * k).astype(np.int64)
     return index, counts.reshape(n, k)
+
+
+def profiles_from_log(players: Any, places: Any, k: int | None = None, *, game: Any = None,
+                      points: Any = None, level: Any = None, allow_ties: bool = False,
+                      ) -> dict[str, Any]:
+    """Everything :func:`placement_stats` needs from a placement log.
+
+    Returns a dict with ``players`` (a :class:`PlayerIndex`), ``counts`` (as
+    :func:`place_counts`), ``points`` (each player's total of the ``points`` column, or
+    None) and ``levels`` (percentage of each player's games at table levels 0..5 from
+    the ``level`` column of whole numbers 0..5, or None)."""
+    index, counts = place_counts(players, places, k, game=game, allow_ties=allow_ties)
+    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"))
+    n = len(index)
+    games = counts.sum(axis=1).astype(np.float64)
+    out: dict[str, Any] = {"players": index, "counts": counts, "points": None, "levels": None}
+    if points is not None:
+        pts = as_float64(points, "points")
+        if pts.shape[0] != ids.shape[0]:
+            raise InputError(f"column 'points' must have one value per row ({ids.shape[0]}); "
+                             f"got {pts.shape[0]}")
+        out["points"] = np.bincount(ids, weights=pts, minlength=n)
+    if level is not None:
+        lv = as_float64(level, "level")
+        if lv.shape[0] != ids.shape[0]:
+            raise InputError(f"column 'level' must have one value per row ({ids.shape[0]}); "
+                             f"got {lv.shape[0]}")
+        bad = (lv < 0) | (lv > 5) | (lv != np.round(lv))
+        if bad.any():
+            raise fail_at("level", "must be a whole table level 0..5", lv,
+                          int(np.argmax(bad)))
+        cells = np.bincount(ids * 6 + lv.astype(np.int64), minlength=n * 6).reshape(n, 6)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["levels"] = np.where(games[:, None] > 0, 100.0 * cells / games[:, None], 0.0)
+    return out
 
 
 def chi_square(counts: Any, reference: Any = None, yates: bool | str = False) -> Any:
@@ -650,10 +732,9 @@ def pprg(points: Any, games: Any) -> Any:
 
 
 def _games_behind(games: np.ndarray, behind: np.ndarray) -> np.ndarray:
-    if games.shape[0] == 0:
-        return behind.copy()
-    total = behind + 0.5 * (games.max() - games)
-    return total - total.min()
+    out = np.empty(games.shape[0])
+    _standings_kernel(require(games, np.float64), require(behind, np.float64), out)
+    return out
 
 
 def standings_from_counts(counts: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -671,13 +752,15 @@ def standings_from_counts(counts: Any) -> tuple[np.ndarray, np.ndarray]:
     return behind, _games_behind(games, behind)
 
 
-def standings(game: Any, players: Any, places: Any) -> dict[str, np.ndarray]:
+def standings(game: Any, players: Any, places: Any, *,
+              sort: bool = True) -> dict[str, np.ndarray]:
     """Baseball-style standings from a placement log of games of any size.
 
     The player placed p in a game of P players falls ``(p-1)/(P-1)`` games behind its
     winner; each player is charged half a game per game fewer than the most active
     player; the table gives games behind the leader (0 for the leader). Returns a dict
-    of columns ``player, games, behind, games_behind`` sorted by ``games_behind``."""
+    of columns ``player, games, behind, games_behind`` sorted by ``games_behind`` (in
+    order of first appearance, as :func:`place_counts`, with ``sort=False``)."""
     g = as_1d(game, "game")
     index, counts = place_counts(players, places, game=g)
     _, gid, size = np.unique(g, return_inverse=True, return_counts=True)
@@ -694,7 +777,7 @@ def standings(game: Any, players: Any, places: Any) -> dict[str, np.ndarray]:
     games = np.bincount(ids, minlength=n).astype(np.float64)
     behind = np.bincount(ids, weights=per_row, minlength=n)
     gb = _games_behind(games, behind)
-    order = np.argsort(gb, kind="stable")
+    order = np.argsort(gb, kind="stable") if sort else np.arange(n)
     return {"player": index.names[order], "games": games[order].astype(np.int64),
             "behind": behind[order], "games_behind": gb[order]}
 
@@ -737,25 +820,31 @@ def placement_stats(counts: Any, *, reference: Any = None, yates: bool | str = F
     mu, sigma = _moments(ref_z if _is_uniform(reference) else ref_m)
     has_ci = payoff is not None or k7
     pay = _payoff(payoff, k, buy_in) if has_ci else np.zeros(k)
+    refs = np.concatenate([ref_m, ref_u, ref_z, ref_b])
     names = ("games", "chi2", "p_value", "effect_size", "vs_reference", "tapl", "tazd",
              "takbe", "tazd_star", "ci")
     cols = {name: np.empty(m) for name in names}
-    _all_stats_kernel(arr.reshape(-1), k, ref_m, ref_u, ref_z, ref_b, mode, mu, sigma, pay,
-                      float(buy_in), float(k - 1), *cols.values())
+    behind = np.empty(m)
+    _all_stats_kernel(arr.reshape(-1), k, refs, 1.0 / refs, mode, mu, sigma, pay,
+                      float(buy_in), float(k - 1), *cols.values(), behind)
     if _is_uniform(reference):
         del cols["vs_reference"]
     if not k7:
         del cols["tazd"], cols["takbe"]
     if not has_ci:
         del cols["ci"]
-    _, cols["games_behind"] = standings_from_counts(arr)
+    cols["games_behind"] = np.empty(m)
+    _standings_kernel(cols["games"], behind, cols["games_behind"])
     if points is not None:
-        p = _per_player(points, "points").reshape(-1)
+        p = require(_per_player(points, "points").reshape(-1), np.float64)
         if p.shape[0] != m:
             raise InputError(f"'points' must have one value per player ({m}); got {p.shape[0]}")
-        cols["pprg"] = pprg(p, cols["games"])
+        cols["pprg"] = np.empty(m)
+        gpg = np.empty(m)
+        _points_kernel(p, cols["games"], cols["ci"] if has_ci else np.zeros(m), GPG_CAP,
+                       cols["pprg"], gpg)
         if has_ci:
-            cols["gpg"] = guts_per_game(p, cols["games"], cols["ci"])
+            cols["gpg"] = gpg
     if levels is not None:
         q = np.asarray(qooa(levels), dtype=np.float64).reshape(-1)
         if q.shape[0] != m:

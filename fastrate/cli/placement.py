@@ -1,0 +1,163 @@
+"""``fastrate placement``: skill statistics for placement games (TAPL, TAZD, TAZD*,
+p-value, effect size, CI, GPG, PPRG, QOOA, baseball-style standings). I/O and errors
+only; the computing happens in :mod:`fastrate.stats.placement`."""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+
+import click
+
+FORMATS = ("csv", "parquet", "json")
+_PLACE_COLUMN = re.compile(r"^(?:p|place|place_?)(\d+)$", re.IGNORECASE)
+_LEVEL_COLUMN = re.compile(r"^(?:level|l)_?([0-5])$", re.IGNORECASE)
+
+
+@click.group("placement")
+def placement_group() -> None:
+    """Skill statistics for placement games (KDice-style 1st..k-th place profiles)."""
+
+
+def _read_reference(reference: str | None):
+    """'tazd' / 'takbe' / 'uniform' / None, or a file: one row of k numbers, or a column
+    of k numbers (profile, percent or fraction)."""
+    if reference is None or reference.lower() in ("uniform", "tazd", "takbe"):
+        return None if reference is None else reference.lower()
+    from pathlib import Path
+
+    import numpy as np
+
+    from fastrate.errors import InputError
+
+    path = Path(reference)
+    if not path.exists():
+        raise InputError(f"--reference must be tazd, takbe, uniform or a profile file; no such "
+                         f"file: {reference}")
+    text = path.read_text().replace(",", " ").replace("-", " ").split()
+    try:
+        return np.array([float(x) for x in text])
+    except ValueError:
+        raise InputError(f"--reference file {reference} must hold only the k numbers of a "
+                         f"profile (e.g. 10 10 10.3 12.9 15.5 17.2 19.4)") from None
+
+
+def _columns_lower(table) -> dict[str, str]:
+    return {c.lower(): c for c in table.column_names}
+
+
+def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool):
+    """(player names, counts, points or None, levels or None, games_behind or None)."""
+    import numpy as np
+
+    from fastrate.errors import InputError
+    from fastrate.io.tables import read_table
+    from fastrate.stats import placement
+
+    table = read_table(file, fmt)
+    cols = _columns_lower(table)
+    if "player" not in cols:
+        raise InputError(f"no column 'player' in {file} (columns: "
+                         f"{', '.join(table.column_names)}); a log needs game, player, place "
+                         "and a counts table player, p1..pk")
+
+    def col(name):
+        return table.column(cols[name]).to_numpy(zero_copy_only=False)
+
+    if "place" in cols:
+        game = col("game") if "game" in cols else None
+        log = placement.profiles_from_log(
+            col("player"), col("place"), places, game=game,
+            points=col("points") if "points" in cols else None,
+            level=col("level") if "level" in cols else None, allow_ties=allow_ties)
+        gb = None
+        if game is not None:
+            gb = placement.standings(game, col("player"), col("place"),
+                                     sort=False)["games_behind"]
+        return log["players"].names, log["counts"], log["points"], log["levels"], gb
+    place_cols = sorted(((int(m.group(1)), c) for c in table.column_names
+                         if (m := _PLACE_COLUMN.match(c))), key=lambda t: t[0])
+    if not place_cols:
+        raise InputError(f"{file} has neither a 'place' column (a log: game, player, place) "
+                         f"nor p1..pk columns (a counts table); columns: "
+                         f"{', '.join(table.column_names)}")
+    numbers = [n for n, _ in place_cols]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise InputError(f"the place columns of {file} must be p1..pk without gaps; found "
+                         f"{', '.join(c for _, c in place_cols)}")
+    counts = np.column_stack([table.column(c).to_numpy(zero_copy_only=False)
+                              for _, c in place_cols])
+    points = col("points") if "points" in cols else None
+    level_cols = sorted(((int(m.group(1)), c) for c in table.column_names
+                         if (m := _LEVEL_COLUMN.match(c))), key=lambda t: t[0])
+    levels = None
+    if level_cols:
+        levels = np.zeros((counts.shape[0], 6))
+        for n, c in level_cols:
+            levels[:, n] = table.column(c).to_numpy(zero_copy_only=False)
+    return col("player"), counts, points, levels, None
+
+
+@placement_group.command("stats")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--reference", metavar="tazd|takbe|uniform|FILE", default=None,
+              help="Profile for chi2, p_value, effect_size and tazd_star (default: uniform; "
+              "tazd_star then uses TAZD). FILE holds the k numbers of a profile.")
+@click.option("--yates", type=click.Choice(["off", "on", "auto"]), default="off",
+              show_default=True, flag_value="on", is_flag=False,
+              help="Yates' correction: on for every player (plain --yates), auto where an "
+              "expected count is below 5 (as the KDice essay does).")
+@click.option("--places", type=int, default=None, metavar="K",
+              help="Number of places k of a log (default: the largest place).")
+@click.option("--allow-ties", is_flag=True, help="Allow two players to share a place in "
+              "one game of a log.")
+@click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
+              "(default: from its extension).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the table to "
+              "this file (written atomically).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
+              "from the -o extension; csv on stdout).")
+def stats_command(file, reference, yates, places, allow_ties, input_format, output,
+                  fmt) -> None:
+    """Per-player skill statistics from a placement log or a counts table.
+
+    FILE is a log (columns game, player, place[, points, level]; one row per player per
+    game, place 1..k, level 0..5 the table level) or a counts table (player, p1..pk[,
+    points, level0..level5 as percentages]). Output columns: player, games, chi2,
+    p_value, effect_size, tapl, tazd, takbe, tazd_star, ci, games_behind, and pprg, gpg,
+    qooa, tapl_qooa when points/levels are given.
+
+    \b
+    Examples:
+      fastrate placement stats games.csv -o stats.csv
+      fastrate placement stats profiles.csv --reference tazd --yates auto
+      fastrate placement stats log.parquet --reference my_profile.txt --format json
+    """
+    import pyarrow as pa
+
+    from fastrate.io.tables import write_table
+    from fastrate.stats import placement
+
+    ref = _read_reference(reference)
+    players, counts, points, levels, gb = _load(file, input_format, places, allow_ties)
+    mode = {"off": False, "on": True, "auto": "auto"}[yates]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", placement.ProfileWarning)
+        cols = placement.placement_stats(counts, reference=ref, yates=mode, points=points,
+                                         levels=levels)
+    for w in caught:
+        click.echo(f"fastrate: warning: {w.message}", err=True)
+    if gb is not None:
+        cols["games_behind"] = gb
+    names = players.tolist() if hasattr(players, "tolist") else list(players)
+    data = {"player": pa.array(names), **{k: pa.array(v) for k, v in cols.items()}}
+    data["games"] = pa.array(cols["games"].astype("int64") if
+                             (cols["games"] == cols["games"].round()).all() else cols["games"])
+    table = pa.table(data)
+    if output is not None:
+        write_table(table, output, fmt)
+        click.echo(f"wrote statistics of {len(names):,} players to {output}", err=True)
+    else:
+        write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
+        sys.stdout.flush()

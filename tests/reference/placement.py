@@ -1,0 +1,112 @@
+"""Slow, obviously-correct pure-Python placement statistics, written from SPEC §4 and the
+KDice essay (not from the kernels); the oracle of tests/test_placement.py.
+
+One profile is a list of k counts (1st..k-th places); a reference profile is a list of
+k positive numbers, normalised here by dividing by its sum. Nothing is vectorised.
+"""
+
+from __future__ import annotations
+
+import math
+
+NAN = float("nan")
+
+
+def normalise(profile):
+    total = sum(profile)
+    return [p / total for p in profile]
+
+
+def chi_square(counts, reference=None, yates=False):
+    """Pearson's chi-square; yates: False, True or "auto" (any expected count < 5)."""
+    k = len(counts)
+    ref = [1.0 / k] * k if reference is None else normalise(reference)
+    n = sum(counts)
+    if n == 0:
+        return NAN
+    expected = [n * r for r in ref]
+    if yates == "auto":
+        yates = any(e < 5 for e in expected)
+    total = 0.0
+    for observed, e in zip(counts, expected):
+        diff = abs(observed - e)
+        if yates:
+            diff = max(diff - 0.5, 0.0)
+        total += diff ** 2 / e
+    return total
+
+
+def tapl(counts, reference=None, yates=False):
+    n = sum(counts)
+    if n == 0:
+        return NAN
+    return chi_square(counts, reference, yates) / math.sqrt(n) * 1000
+
+
+def tapl_from_percentages(percentages, games, reference=None):
+    """The essay's second recipe: sum((e% - a%)^2 / e%) * sqrt(n) * 1000 (fractions)."""
+    k = len(percentages)
+    ref = [1.0 / k] * k if reference is None else normalise(reference)
+    fractions = [p / 100 for p in percentages]
+    total = sum((e - a) ** 2 / e for e, a in zip(ref, fractions))
+    return total * math.sqrt(games) * 1000
+
+
+def chi2_sf(x, df):
+    """Upper tail of chi-square for whole df: the textbook finite sums (Abramowitz &
+    Stegun 26.4.4/26.4.5)."""
+    h = x / 2
+    if df % 2 == 0:
+        return math.exp(-h) * sum(h ** i / math.factorial(i) for i in range(df // 2))
+    total = math.erfc(math.sqrt(h))
+    for i in range(1, (df - 1) // 2 + 1):
+        total += math.exp(-h) * h ** (i - 0.5) / math.gamma(i + 0.5)
+    return total
+
+
+def effect_size(counts, reference=None, yates=False):
+    n = sum(counts)
+    if n == 0:
+        return NAN
+    return math.sqrt(chi_square(counts, reference, yates) / n)
+
+
+def tazd_star(counts, reference):
+    k = len(counts)
+    ref = normalise(reference)
+    places = range(1, k + 1)
+    mu_ref = sum(p * r for p, r in zip(places, ref))
+    sd_ref = math.sqrt(sum((p - mu_ref) ** 2 * r for p, r in zip(places, ref)))
+    n = sum(counts)
+    if n == 0:
+        return NAN
+    mu_obs = sum(p * c for p, c in zip(places, counts)) / n
+    return math.sqrt(n) * (mu_ref - mu_obs) / sd_ref * 1000
+
+
+def convolution_integral(counts, payoff=(60, 42, 35, 0, -35, -42, -60), buy_in=60):
+    n = sum(counts)
+    if n == 0:
+        return NAN
+    return sum(pay * c / n for pay, c in zip(payoff, counts)) / buy_in
+
+
+def qooa(percentages):
+    divisors = [371, 142, 54, 21, 8, 3]
+    return sum(p / d for p, d in zip(percentages, divisors))
+
+
+def standings(rows):
+    """rows: (game, player, place). Returns {player: games behind the leader}."""
+    size = {}
+    for game, _, _ in rows:
+        size[game] = size.get(game, 0) + 1
+    behind, played = {}, {}
+    for game, player, place in rows:
+        p = size[game]
+        behind[player] = behind.get(player, 0.0) + ((place - 1) / (p - 1) if p > 1 else 0.0)
+        played[player] = played.get(player, 0) + 1
+    most = max(played.values())
+    total = {pl: behind[pl] + 0.5 * (most - played[pl]) for pl in played}
+    leader = min(total.values())
+    return {pl: t - leader for pl, t in total.items()}

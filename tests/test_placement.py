@@ -1,0 +1,492 @@
+"""Placement-game skill statistics (SPEC §4): worked examples, equivalence with the
+pure-Python reference, invariants, bad input and the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import placement as ref
+
+from fastrate.cli.placement import placement_group
+from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate.stats import placement as P
+
+ESSAY = [7, 6, 5, 4, 4, 4, 5]
+
+
+# ----------------------------------------------------------------------------------
+# 1. published values (SPEC §4 and the KDice essay)
+
+
+def test_tapl_worked_example():
+    assert P.chi_square(ESSAY) == pytest.approx(1.60)
+    assert round(P.tapl(ESSAY), 1) == 270.4
+    assert P.tapl(ESSAY) == pytest.approx(1.60 / math.sqrt(35) * 1000)
+
+
+def test_tapl_from_percentages_is_the_same():
+    pct = np.array(ESSAY) / 35 * 100
+    counts = P.counts_from_percentages(pct, 35)
+    assert round(P.tapl(counts), 1) == 270.4
+    assert ref.tapl_from_percentages(pct.tolist(), 35) == pytest.approx(P.tapl(ESSAY))
+
+
+def test_qooa_examples():
+    assert round(P.qooa([50, 50]), 2) == 0.49
+    assert round(P.qooa([20, 80]), 2) == 0.62
+    np.testing.assert_allclose(P.qooa([[50, 50, 0, 0, 0, 0], [20, 80, 0, 0, 0, 0]]),
+                               [50 / 371 + 50 / 142, 20 / 371 + 80 / 142])
+    assert P.qooa([0, 0, 0, 0, 0, 100]) == pytest.approx(100 / 3)
+
+
+def test_ci_uniform_is_zero_and_range():
+    assert P.convolution_integral([1] * 7) == pytest.approx(0.0)
+    assert P.convolution_integral([5] * 7) == pytest.approx(0.0)
+    assert P.convolution_integral([3, 0, 0, 0, 0, 0, 0]) == 1.0
+    assert P.convolution_integral([0, 0, 0, 0, 0, 0, 4]) == -1.0
+    rng = np.random.default_rng(3)
+    ci = P.convolution_integral(rng.integers(0, 20, (500, 7)) + 1)
+    assert ((ci >= -1) & (ci <= 1)).all()
+
+
+def test_ci_custom_payoff():
+    assert P.convolution_integral([1, 1, 2], payoff=[10, 0, -5], buy_in=10) == \
+        pytest.approx((10 - 10) / 4 / 10)
+
+
+def test_bss_three_and_a_half_games_per_seven_player_game():
+    behind, gb = P.standings_from_counts(np.eye(7, dtype=np.int64))
+    assert behind.sum() == pytest.approx(3.5)
+    np.testing.assert_allclose(gb, np.arange(7) / 6)
+    table = P.standings([1] * 7, list("abcdefg"), [3, 1, 2, 7, 6, 5, 4])
+    assert table["behind"].sum() == pytest.approx(3.5)
+    assert table["player"].tolist() == list("bcagfed")
+    np.testing.assert_allclose(table["games_behind"], np.arange(7) / 6)
+
+
+def test_bss_half_game_per_game_not_played():
+    # a won two games, b won one and sat the second out
+    table = P.standings([1, 1, 2, 2], ["a", "b", "a", "c"], [2, 1, 1, 2], sort=False)
+    # behind: a 1, b 0, c 1; games a 2, b 1, c 1 -> totals 1, 0.5, 1.5
+    np.testing.assert_allclose(table["behind"], [1, 0, 1])
+    np.testing.assert_allclose(table["games_behind"], [0.5, 0.0, 1.0])
+
+
+def test_p_value_known_values():
+    assert P.p_value(3.841, 1) == pytest.approx(0.05, abs=1e-4)
+    assert P.p_value(11.07, 5) == pytest.approx(0.05, abs=1e-4)
+    assert P.p_value(3.841458820694124, 1) == pytest.approx(0.05, rel=1e-12)
+    assert P.p_value(11.070497693516351, 5) == pytest.approx(0.05, rel=1e-12)
+    assert P.p_value(0.0, 6) == 1.0
+    assert P.p_value(4.0, 2) == pytest.approx(math.exp(-2))
+    np.testing.assert_allclose(P.p_value([1.0, 2.0], 1), [math.erfc(math.sqrt(0.5)),
+                                                          math.erfc(1.0)], rtol=1e-13)
+    assert math.isnan(P.p_value(float("nan"), 3))
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 6, 7, 30])
+@pytest.mark.parametrize("x", [0.001, 0.5, 3.0, 9.0, 40.0, 200.0])
+def test_p_value_both_paths_match_the_textbook_sums(df, x):
+    expected = ref.chi2_sf(x, df)
+    assert P.p_value(x, df) == pytest.approx(expected, rel=1e-10, abs=1e-300)
+    # the incomplete-gamma path (used for fractional or large df) on the same values
+    assert P._gammq(df / 2, x / 2) == pytest.approx(expected, rel=1e-10, abs=1e-300)
+
+
+def test_p_value_fractional_and_large_df_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for df in (0.5, 2.5, 201.0, 1000.0, 5000.0):
+        for x in (0.1, df * 0.5, df, df * 2.0 + 10):
+            assert P.p_value(x, df) == pytest.approx(stats.chi2.sf(x, df), rel=1e-9,
+                                                     abs=1e-300)
+
+
+def test_effect_size_and_tapl_relation():
+    w = P.effect_size(ESSAY)
+    assert w == pytest.approx(math.sqrt(1.6 / 35))
+    assert P.tapl(ESSAY) == pytest.approx(w * w * math.sqrt(35) * 1000)
+
+
+def test_yates_as_the_essay_applies_it():
+    # n = 10, k = 2: expected 5 each; |8 - 5| - 0.5 = 2.5 -> 2 * 2.5^2 / 5
+    assert P.chi_square([8, 2], yates=True) == pytest.approx(2.5)
+    assert P.chi_square([8, 2]) == pytest.approx(3.6)
+    # a difference under 0.5 counts 0
+    assert P.chi_square([1, 0], yates=True) == 0.0
+    assert P.chi_square([3, 2], yates=True) == 0.0
+    # auto: applied only when an expected count is below 5
+    assert P.chi_square([8, 2], yates="auto") == pytest.approx(3.6)
+    assert P.chi_square([3, 1], yates="auto") == P.chi_square([3, 1], yates=True)
+
+
+def test_reference_profiles_are_normalised():
+    z = P.reference_profile("tazd")
+    assert z.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(z, np.array(P.TAZD_PROFILE) / 95.3)
+    b = P.reference_profile("takbe")
+    np.testing.assert_allclose(b, np.array(P.TAKBE_PROFILE) / 98)
+    # percentages or fractions within 1%: silent
+    np.testing.assert_allclose(P.reference_profile([25, 25, 25, 25.5], 4),
+                               np.array([25, 25, 25, 25.5]) / 100.5)
+    with pytest.warns(P.ProfileWarning, match="sums to 98"):
+        np.testing.assert_allclose(P.reference_profile([14] * 7), 1 / 7)
+    assert issubclass(P.ProfileWarning, UserWarning)
+
+
+def test_tazd_and_takbe_use_the_published_profiles():
+    assert P.tazd(ESSAY) == pytest.approx(ref.tapl(ESSAY, list(P.TAZD_PROFILE)))
+    assert P.takbe(ESSAY) == pytest.approx(ref.tapl(ESSAY, list(P.TAKBE_PROFILE)))
+
+
+def test_tazd_can_fall_after_a_win_but_tazd_star_cannot():
+    before = np.array([2, 3, 4, 5, 0, 0, 4])
+    after = before + np.eye(7, dtype=np.int64)[0]
+    assert P.tazd(after) < P.tazd(before)  # the forum's complaint about plain TAZD
+    assert P.tazd_star(after) > P.tazd_star(before)
+
+
+def test_gpg_and_pprg():
+    # a player at the 60-point tables only: points per game = CI * 60 -> GPG 60
+    counts = np.array([10, 6, 5, 4, 4, 3, 3])
+    ci = P.convolution_integral(counts)
+    games = counts.sum()
+    assert P.guts_per_game(ci * 60 * games, games, ci) == pytest.approx(60.0)
+    assert P.guts_per_game(1000.0, 1, 1e-6) == 6000.0
+    assert math.isnan(P.guts_per_game(10.0, 5, 0.0))
+    assert math.isnan(P.guts_per_game(10.0, 5, -0.2))
+    assert math.isnan(P.guts_per_game(10.0, 0, 0.2))
+    assert P.pprg(100.0, 25) == 20.0
+    np.testing.assert_allclose(P.pprg([100.0, 0.0], [25, 0]), [20.0, np.nan])
+
+
+def test_zero_games_give_nan():
+    for f in (P.chi_square, P.tapl, P.effect_size, P.tazd_star, P.convolution_integral):
+        assert math.isnan(f([0] * 7))
+    cols = P.placement_stats(np.zeros((2, 7), np.int64))
+    for name in ("chi2", "p_value", "effect_size", "tapl", "tazd", "takbe", "tazd_star", "ci"):
+        assert np.isnan(cols[name]).all(), name
+    np.testing.assert_array_equal(cols["games_behind"], [0, 0])
+
+
+def test_place_counts_and_profiles_from_log():
+    index, counts = P.place_counts(["a", "b", "a", "b"], [1, 2, 2, 1], 3, game=[1, 1, 2, 2])
+    assert list(index) == ["a", "b"]
+    np.testing.assert_array_equal(counts, [[1, 1, 0], [1, 1, 0]])
+    assert counts.dtype == np.int64
+    log = P.profiles_from_log(["a", "b", "a", "b"], [1, 2, 2, 1], game=[1, 1, 2, 2],
+                              points=[60, 42, 42, 60], level=[0, 0, 1, 1])
+    np.testing.assert_array_equal(log["counts"], [[1, 1], [1, 1]])
+    np.testing.assert_allclose(log["points"], [102, 102])
+    np.testing.assert_allclose(log["levels"][:, :2], [[50, 50], [50, 50]])
+    # ties allowed on request
+    _, tied = P.place_counts(["a", "b"], [1, 1], 2, game=[1, 1], allow_ties=True)
+    np.testing.assert_array_equal(tied, [[1, 0], [1, 0]])
+
+
+def test_placement_stats_columns_match_the_single_functions():
+    rng = np.random.default_rng(7)
+    counts = rng.integers(0, 15, (200, 7))
+    points = rng.normal(0, 100, 200)
+    levels = rng.dirichlet(np.ones(6), 200) * 100
+    for yates in (False, True, "auto"):
+        cols = P.placement_stats(counts, yates=yates, points=points, levels=levels)
+        np.testing.assert_allclose(cols["chi2"], P.chi_square(counts, yates=yates), rtol=1e-12)
+        np.testing.assert_allclose(cols["tapl"], P.tapl(counts, yates=yates), rtol=1e-12)
+        np.testing.assert_allclose(cols["tazd"], P.tazd(counts, yates=yates), rtol=1e-12)
+        np.testing.assert_allclose(cols["takbe"], P.takbe(counts, yates=yates), rtol=1e-12)
+        np.testing.assert_allclose(cols["p_value"], P.p_value(cols["chi2"], 6), rtol=1e-12)
+        np.testing.assert_allclose(cols["effect_size"], P.effect_size(counts, yates=yates),
+                                   rtol=1e-12)
+    np.testing.assert_allclose(cols["tazd_star"], P.tazd_star(counts), rtol=1e-12)
+    np.testing.assert_allclose(cols["ci"], P.convolution_integral(counts), rtol=1e-12)
+    np.testing.assert_allclose(cols["games_behind"], P.standings_from_counts(counts)[1],
+                               atol=1e-9)
+    np.testing.assert_allclose(cols["pprg"], P.pprg(points, counts.sum(1)), rtol=1e-12)
+    np.testing.assert_allclose(cols["gpg"], P.guts_per_game(points, counts.sum(1),
+                                                           cols["ci"]), rtol=1e-12)
+    np.testing.assert_allclose(cols["tapl_qooa"], cols["tapl"] * P.qooa(levels), rtol=1e-12)
+    with_ref = P.placement_stats(counts, reference="takbe")
+    np.testing.assert_allclose(with_ref["vs_reference"], with_ref["takbe"], rtol=1e-12)
+    np.testing.assert_allclose(with_ref["tazd_star"], P.tazd_star(counts, "takbe"), rtol=1e-12)
+    other_k = P.placement_stats(counts[:, :4], payoff=[3, 1, -1, -3], buy_in=3)
+    assert "tazd" not in other_k and "takbe" not in other_k
+    np.testing.assert_allclose(other_k["ci"], P.convolution_integral(
+        counts[:, :4], payoff=[3, 1, -1, -3], buy_in=3), rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------------
+# 2. equivalence with the pure-Python reference
+
+
+@st.composite
+def profiles(draw, max_players=12):
+    k = draw(st.integers(2, 9))
+    m = draw(st.integers(1, max_players))
+    rows = draw(st.lists(st.lists(st.integers(0, 40), min_size=k, max_size=k),
+                         min_size=m, max_size=m))
+    reference = draw(st.none() | st.lists(st.floats(0.05, 10), min_size=k, max_size=k))
+    yates = draw(st.sampled_from([False, True, "auto"]))
+    return np.array(rows, dtype=np.int64), reference, yates
+
+
+def _scaled(reference):
+    """Scale a drawn reference to sum to 1 exactly (so no ProfileWarning)."""
+    return None if reference is None else list(np.array(reference) / sum(reference))
+
+
+@settings(max_examples=60)
+@given(profiles())
+def test_matches_reference(case):
+    counts, reference, yates = case
+    r = _scaled(reference)
+    k = counts.shape[1]
+    rows = counts.tolist()
+    np.testing.assert_allclose(P.chi_square(counts, r, yates),
+                               [ref.chi_square(c, r, yates) for c in rows], rtol=1e-10)
+    np.testing.assert_allclose(P.tapl(counts, yates, r),
+                               [ref.tapl(c, r, yates) for c in rows], rtol=1e-10)
+    np.testing.assert_allclose(P.effect_size(counts, r, yates),
+                               [ref.effect_size(c, r, yates) for c in rows], rtol=1e-10)
+    star_ref = r if r is not None else [1.0 / k] * k
+    np.testing.assert_allclose(P.tazd_star(counts, star_ref),
+                               [ref.tazd_star(c, star_ref) for c in rows], rtol=1e-9,
+                               atol=1e-7)
+    payoff = list(np.linspace(30, -30, k))
+    np.testing.assert_allclose(P.convolution_integral(counts, payoff, 30),
+                               [ref.convolution_integral(c, payoff, 30) for c in rows],
+                               rtol=1e-10, atol=1e-12)
+    chi2 = np.array([ref.chi_square(c, r, yates) for c in rows])
+    ok = ~np.isnan(chi2)
+    np.testing.assert_allclose(P.p_value(chi2[ok], k - 1),
+                               [ref.chi2_sf(x, k - 1) for x in chi2[ok]], rtol=1e-9,
+                               atol=1e-300)
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.integers(2, 7), st.integers(0, 5)), min_size=1, max_size=15),
+       st.randoms(use_true_random=False))
+def test_standings_match_reference(games, rnd):
+    rows = []
+    for g, (size, _) in enumerate(games):
+        seated = rnd.sample(range(8), size)
+        for place, player in enumerate(seated, start=1):
+            rows.append((g, f"p{player}", place))
+    rnd.shuffle(rows)
+    game, player, place = zip(*rows)
+    table = P.standings(list(game), list(player), list(place))
+    expected = ref.standings(rows)
+    got = dict(zip(table["player"].tolist(), table["games_behind"].tolist()))
+    assert got.keys() == expected.keys()
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, abs=1e-9)
+    assert np.all(np.diff(table["games_behind"]) >= 0)
+    assert table["games_behind"][0] == 0.0
+
+
+# ----------------------------------------------------------------------------------
+# 3. invariants
+
+
+counts7 = st.lists(st.integers(0, 30), min_size=7, max_size=7).filter(lambda c: sum(c) > 0)
+
+
+@settings(max_examples=60)
+@given(counts7, st.sampled_from(["tazd", "takbe", "uniform"]))
+def test_tazd_star_never_falls_after_a_win(c, reference):
+    before = np.array(c)
+    after = before.copy()
+    after[0] += 1
+    assert P.tazd_star(after, reference) >= P.tazd_star(before, reference)
+
+
+@settings(max_examples=60)
+@given(counts7, st.integers(0, 6), st.integers(0, 6), st.sampled_from(["tazd", "takbe"]))
+def test_tazd_star_never_falls_when_a_finish_improves(c, a, b, reference):
+    worse, better = max(a, b), min(a, b)
+    before = np.array(c)
+    if before[worse] == 0:
+        before[worse] = 1
+    after = before.copy()
+    after[worse] -= 1
+    after[better] += 1
+    assert P.tazd_star(after, reference) >= P.tazd_star(before, reference) - 1e-9
+
+
+@settings(max_examples=40)
+@given(profiles(), st.randoms(use_true_random=False))
+def test_chi_square_is_permutation_invariant_across_players(case, rnd):
+    counts, reference, yates = case
+    r = _scaled(reference)
+    perm = list(range(counts.shape[0]))
+    rnd.shuffle(perm)
+    whole = P.chi_square(counts, r, yates)
+    np.testing.assert_array_equal(P.chi_square(counts[perm], r, yates), whole[perm])
+    # and each player's value does not depend on the others
+    np.testing.assert_array_equal([P.chi_square(row, r, yates) for row in counts], whole)
+
+
+def test_tapl_grows_like_sqrt_n_for_a_fixed_profile():
+    base = np.array(ESSAY)
+    values = [P.tapl(base * m) for m in (1, 4, 16)]
+    np.testing.assert_allclose(np.array(values) / values[0], [1, 2, 4])
+    assert P.effect_size(base * 16) == pytest.approx(P.effect_size(base))
+
+
+def test_float_and_int_counts_agree():
+    c = np.array([[3, 1, 4, 1, 5, 9, 2], [0, 0, 0, 0, 0, 0, 1]])
+    np.testing.assert_allclose(P.tapl(c), P.tapl(c.astype(float)), rtol=1e-15)
+
+
+# ----------------------------------------------------------------------------------
+# 4. bad input
+
+
+def test_place_out_of_range():
+    with pytest.raises(InputError, match=r"column 'place' must be in 1\.\.7; found 8 at row 2"):
+        P.place_counts(["a", "b"], [1, 8], 7)
+    with pytest.raises(InputError, match=r"column 'place' must be in 1\.\.3; found 0 at row 1"):
+        P.place_counts(["a", "b"], [0, 1], 3)
+    with pytest.raises(InputError, match="column 'place' must be a whole number"):
+        P.place_counts(["a", "b"], [1.5, 1], 3)
+
+
+def test_duplicate_places_and_players_in_a_game():
+    with pytest.raises(InputError, match=r"'place' must not repeat within a game.*row 2"):
+        P.place_counts(["a", "b", "c"], [1, 1, 2], 3, game=[1, 1, 1])
+    with pytest.raises(InputError, match="'player' must not repeat a player within a game"):
+        P.place_counts(["a", "a"], [1, 2], 2, game=[5, 5])
+    # without game ids nothing ties rows together
+    P.place_counts(["a", "b"], [1, 1], 2)
+
+
+def test_bad_counts():
+    with pytest.raises(InputError, match=r"'counts' must be non-negative; found -1 at player "
+                       r"row 2, place 3"):
+        P.tapl([[1, 2, 3], [1, 2, -1]])
+    with pytest.raises(InputError, match="must be finite"):
+        P.tapl([1.0, float("nan"), 2.0])
+    with pytest.raises(InputError, match="at least 2 places"):
+        P.tapl([[3], [4]])
+    with pytest.raises(InputError, match="matrix or one profile"):
+        P.tapl(np.zeros((2, 2, 2)))
+    with pytest.raises(InputTypeError, match="must hold numbers"):
+        P.tapl(["a", "b"])
+    with pytest.raises(InputError, match="takes a \\(players, places\\) matrix"):
+        P.placement_stats(ESSAY)
+
+
+def test_bad_reference_and_options():
+    with pytest.raises(ConfigError, match="'reference' must be 'uniform', 'tazd'"):
+        P.tapl(ESSAY, reference="lucky")
+    with pytest.raises(ConfigError, match="TAZD profile has 7 places; these counts have 3"):
+        P.tazd([1, 2, 3])
+    with pytest.raises(InputError, match=r"one value per place \(7\)"):
+        P.tapl(ESSAY, reference=[1, 2, 3])
+    with pytest.raises(InputError, match="positive at every place.*found 0.0 at place 2"):
+        P.tapl([1, 2, 3], reference=[0.5, 0, 0.5])
+    with pytest.raises(ConfigError, match="'yates' must be True, False or 'auto'"):
+        P.tapl(ESSAY, yates="sometimes")
+    with pytest.raises(ConfigError, match="default KDice payoff table has 7 places"):
+        P.convolution_integral([1, 2, 3])
+    with pytest.raises(ConfigError, match="'payoff' must be 3 finite numbers"):
+        P.convolution_integral([1, 2, 3], payoff=[1, 2])
+    with pytest.raises(ConfigError, match="'buy_in'"):
+        P.convolution_integral(ESSAY, buy_in=0)
+    with pytest.raises(ConfigError, match="'df' of p_value must be positive"):
+        P.p_value(3.0, 0)
+    with pytest.raises(InputError, match="percentages at 1 to 6 table levels"):
+        P.qooa([10] * 7)
+    with pytest.raises(InputError, match=r"percentages in \[0, 100\]"):
+        P.qooa([-1, 50])
+    with pytest.raises(InputError, match="'games' must be non-negative"):
+        P.pprg(1.0, -1)
+    with pytest.raises(InputError, match=r"'points' must have one value per player \(2\)"):
+        P.placement_stats(np.ones((2, 7), np.int64), points=[1.0])
+    with pytest.raises(InputError, match="column 'level' must be a whole table level 0..5"):
+        P.profiles_from_log(["a"], [1], 2, level=[6])
+
+
+def test_standings_place_beyond_game_size():
+    with pytest.raises(InputError, match=r"must not exceed the number of players in the game "
+                       r"\(2\); found 3\.0 at row 2"):
+        P.standings([1, 1], ["a", "b"], [1, 3])
+
+
+# ----------------------------------------------------------------------------------
+# CLI
+
+
+@pytest.fixture
+def files(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text("game,player,place,points,level\n1,a,1,60,0\n1,b,2,42,0\n1,c,3,-60,0\n"
+                   "2,a,2,42,1\n2,b,1,60,1\n2,c,3,-60,1\n")
+    counts = tmp_path / "counts.csv"
+    counts.write_text("player,p1,p2,p3,p4,p5,p6,p7\nx,7,6,5,4,4,4,5\ny,0,0,0,0,0,0,0\n")
+    profile = tmp_path / "profile.txt"
+    profile.write_text("10 10 10.3 12.9 15.5 17.2 19.4\n")
+    return tmp_path
+
+
+def _invoke(args):
+    return CliRunner().invoke(placement_group, args, catch_exceptions=True)
+
+
+def test_cli_counts_table(files):
+    res = _invoke(["stats", str(files / "counts.csv"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert rows[0]["player"] == "x"
+    assert round(rows[0]["tapl"], 1) == 270.4
+    assert rows[0]["games"] == 35
+    assert rows[1]["games"] == 0
+
+
+def test_cli_log_with_points_and_levels(files):
+    out = files / "stats.parquet"
+    res = _invoke(["stats", str(files / "log.csv"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(out).to_pydict()
+    assert t["player"] == ["a", "b", "c"]
+    assert t["games"] == [2, 2, 2]
+    assert t["games_behind"] == pytest.approx([0.0, 0.0, 1.5])
+    assert t["pprg"][0] == pytest.approx(102 / math.sqrt(2))
+    assert t["qooa"][0] == pytest.approx(50 / 371 + 50 / 142)
+
+
+def test_cli_reference_and_yates(files):
+    res = _invoke(["stats", str(files / "counts.csv"), "--reference", "tazd", "--yates",
+                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)[0]
+    assert row["vs_reference"] == pytest.approx(P.tazd(ESSAY, yates=True))
+    assert row["tapl"] == pytest.approx(P.tapl(ESSAY, yates=True))
+    res2 = _invoke(["stats", str(files / "counts.csv"), "--reference",
+                    str(files / "profile.txt"), "--yates", "auto", "--format", "json"])
+    assert res2.exit_code == 0, res2.output
+    row = json.loads(res2.stdout)[0]
+    assert row["vs_reference"] == pytest.approx(P.tazd(ESSAY, yates="auto"))
+    assert "warning: reference profile sums to 95.3" in res2.stderr
+
+
+def test_cli_errors(files):
+    bad = files / "bad.csv"
+    bad.write_text("game,player,place\n1,a,1\n1,b,9\n")
+    res = _invoke(["stats", str(bad), "--places", "7"])
+    assert res.exit_code != 0
+    assert isinstance(res.exception, InputError)
+    assert "column 'place' must be in 1..7; found 9 at row 2" in str(res.exception)
+    nope = files / "nope.csv"
+    nope.write_text("name,score\na,1\n")
+    res = _invoke(["stats", str(nope)])
+    assert "no column 'player'" in str(res.exception)
+    res = _invoke(["stats", str(files / "counts.csv"), "--reference", "missing.txt"])
+    assert "--reference must be tazd, takbe, uniform or a profile file" in str(res.exception)
