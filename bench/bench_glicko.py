@@ -111,8 +111,8 @@ def bench_glicko_c_baseline(throughput, c_baseline, games, size):
     throughput(run, games.n_games, rounds=1, warmup=False)
     gps, seconds, arrays = out["r"]
     ours = _rate(games)
-    np.testing.assert_allclose(arrays["rating"], ours.rating, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(arrays["rd"], ours.rd, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(arrays["rating"], ours.rating, rtol=1e-9, atol=1e-7)
+    np.testing.assert_allclose(arrays["rd"], ours.rd, rtol=1e-9, atol=1e-7)
     if throughput.enabled:
         throughput.set_rate(gps, seconds, "C loop timed with clock_gettime, best of 5")
         throughput.compare(lambda: _rate(games), games.n_games)

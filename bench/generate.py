@@ -108,14 +108,24 @@ def atp_available() -> bool:
 def atp_games(period: str | None = "month"):
     """The ATP singles results (winner first, score 1), dated by ``tourney_date``
     (YYYYMMDD) and bucketed into ``period`` rating periods; ``None`` if the file is
-    absent."""
+    absent.
+
+    What ``fastrate.read_games(ATP_PATH, winner="winner_id", loser="loser_id",
+    time="tourney_date")`` reads, except that the file's 7 rows whose winner and loser
+    are the same id (placeholders such as 199999), which ``read_games`` refuses, are
+    dropped first.
+    """
     if not ATP_PATH.exists():
         return None
-    import fastrate
+    import pyarrow.compute as pc
 
+    from fastrate.io.tables import games_from_table, read_table
+
+    table = read_table(ATP_PATH)
+    table = table.filter(pc.not_equal(table["winner_id"], table["loser_id"]))
     kw: dict[str, Any] = {} if period is None else {"period": period}
-    return fastrate.read_games(ATP_PATH, winner="winner_id", loser="loser_id",
-                               time="tourney_date", **kw)
+    return games_from_table(table, winner="winner_id", loser="loser_id", time="tourney_date",
+                            source=ATP_PATH.name, **kw)
 
 
 def write_parquet(out: Path, n_players: int, n_games: int, n_periods: int, seed: int) -> Path:

@@ -42,6 +42,7 @@ _SUBMODULES = {
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",
     "backgammon": "fastrate.stats.backgammon",
+    "placement": "fastrate.stats.placement",
 }
 
 __all__ = sorted([*_LAZY, *_SUBMODULES, "__version__"])
@@ -76,4 +77,4 @@ if TYPE_CHECKING:  # pragma: no cover
         write_table,
     )
     from fastrate.ratings import elo, glicko, glicko2
-    from fastrate.stats import backgammon
+    from fastrate.stats import backgammon, placement

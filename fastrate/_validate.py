@@ -25,6 +25,15 @@ class Source:
     name: str | None = None
     #: file line of data row 1 (2 for a CSV with one header line); 0 when not a text file
     first_line: int = 0
+    #: (argument, file column) pairs, so errors name the file's column ('result', not 'score')
+    columns: tuple[tuple[str, str], ...] = ()
+
+    def column(self, name: str) -> str:
+        """The name to show for the column passed as argument ``name``."""
+        for arg, col in self.columns:
+            if arg == name:
+                return col
+        return name
 
     def where(self, index: int) -> str:
         """Describe 0-based data row ``index`` as ``row N (line L of FILE)``."""
@@ -63,7 +72,7 @@ def _fmt(value: Any) -> str:
 def fail_at(column: str, requirement: str, values: np.ndarray | list, index: int,
             source: Source = NO_SOURCE, fix: str = "") -> InputError:
     """Build the standard error for the first bad value of a column."""
-    msg = (f"column '{column}' {requirement}; found {_fmt(values[index])} at "
+    msg = (f"column '{source.column(column)}' {requirement}; found {_fmt(values[index])} at "
            f"{source.where(index)}")
     if fix:
         msg += f"; {fix}"

@@ -45,4 +45,10 @@ def run(verbose: bool = False) -> list[str]:
     done.append("backgammon")
     if verbose:
         print("compiled backgammon")
+    from fastrate.stats import placement
+
+    placement._warmup()
+    done.append("placement")
+    if verbose:
+        print("compiled placement")
     return done

@@ -20,11 +20,15 @@ from fastrate._validate import (
     NO_SOURCE,
     Source,
     _fmt,
+    _is_arrow_array,
+    _single_chunk,
+    arrow_to_numpy,
     as_1d,
     as_float64,
     check_length,
     check_range,
     fail_at,
+    numpy_to_arrow,
     require,
 )
 from fastrate.errors import InputError, InputTypeError
@@ -98,9 +102,9 @@ class PlayerIndex:
         joined = pa.concat_arrays(arrays) if k > 1 else arrays[0]
         if interleave:
             n = sizes[0]
-            joined = joined.take(pa.array(np.arange(n * k).reshape(k, n).T.ravel()))
+            joined = joined.take(numpy_to_arrow(np.arange(n * k).reshape(k, n).T.ravel()))
         if joined.null_count:
-            pos = int(np.argmax(np.asarray(joined.is_null())))
+            pos = int(np.argmax(arrow_to_numpy(joined.is_null())))
             if interleave:
                 row, col = divmod(pos, k)
             else:
@@ -108,10 +112,11 @@ class PlayerIndex:
                 while row >= sizes[col]:
                     row -= sizes[col]
                     col += 1
-            raise InputError(f"column '{labels[col]}' must name a player in every row; found a "
+            raise InputError(f"column '{source.column(labels[col])}' must name a player in every "
+                             "row; found a "
                              f"missing value at {source.where(row)}; drop or fill those rows")
         enc = pc.dictionary_encode(joined)
-        ids = np.asarray(enc.indices).astype(np.int64)
+        ids = arrow_to_numpy(enc.indices).astype(np.int64)
         out: list[np.ndarray] = []
         if interleave:
             out = [require(ids[c::k], np.int64) for c in range(k)]
@@ -120,27 +125,24 @@ class PlayerIndex:
             for size in sizes:
                 out.append(require(ids[start:start + size], np.int64))
                 start += size
-        return cls(enc.dictionary.to_numpy(zero_copy_only=False)), out
-
-
-def _is_arrow(x: Any) -> bool:
-    return type(x).__module__.startswith("pyarrow") and hasattr(x, "null_count")
+        return cls(np.array(arrow_to_numpy(enc.dictionary))), out
 
 
 def _name_array(x: Any, column: str):
     """One column of player names as a single pyarrow Array (None/NaN -> null)."""
     import pyarrow as pa
 
-    if isinstance(x, pa.ChunkedArray):
-        return x.chunk(0) if x.num_chunks == 1 else (
-            x.combine_chunks() if x.num_chunks else pa.array([], x.type))
-    if isinstance(x, pa.Array):
-        return x
+    if _is_arrow_array(x):
+        x = _single_chunk(x)
+        # categories: intern the values (first appearance), not the category codes
+        return x.dictionary_decode() if pa.types.is_dictionary(x.type) else x
     arr = as_1d(x, column)
     if isinstance(x, (list, tuple)) and arr.dtype.kind == "U":
         # np.asarray turns ['a', nan, None] into ['a', 'nan', 'None']: keep the objects
         arr = np.empty(len(x), dtype=object)
         arr[:] = x
+    if arr.dtype.kind in "iu":
+        return numpy_to_arrow(arr)
     try:
         return pa.array(arr, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -362,9 +364,9 @@ class Games:
         src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
         # Arrow columns and lists go to the interner as they are (no round trip through
         # Python objects; a NaN in a list of names stays a missing name, not 'nan')
-        w = white if _is_arrow(white) or isinstance(white, (list, tuple)) else as_1d(white,
+        w = white if _is_arrow_array(white) or isinstance(white, (list, tuple)) else as_1d(white,
                                                                                      "white")
-        b = black if _is_arrow(black) or isinstance(black, (list, tuple)) else as_1d(black,
+        b = black if _is_arrow_array(black) or isinstance(black, (list, tuple)) else as_1d(black,
                                                                                      "black")
         n = len(w)
         if n == 0:
@@ -598,13 +600,13 @@ def _initial_columns(initial: Any) -> dict[str, Any]:
     if "player" not in table.column_names:
         raise InputError("initial ratings need a 'player' column; found columns "
                          f"{', '.join(table.column_names)}")
-    out = {"player": table.column("player").to_numpy(zero_copy_only=False)}
+    out = {"player": arrow_to_numpy(table.column("player"))}
     for k in keep:
         if k in table.column_names:
             col = table.column(k)
             if k == "last_period" and col.null_count:
                 col = col.fill_null(_NO_PERIOD)
-            out[k] = col.to_numpy(zero_copy_only=False)
+            out[k] = arrow_to_numpy(col)
     if "rating" not in out:
         raise InputError("initial ratings need a 'rating' column; found columns "
                          f"{', '.join(table.column_names)}")
@@ -671,16 +673,11 @@ class Ratings:
 
         cols = self.columns()
         idx = self.ranking() if sort else None
-        arrays = {}
+        arrays = []
         for k, v in cols.items():
             v = v if idx is None else v[idx]
-            if k == "player":
-                arrays[k] = pa.array(v.tolist() if v.dtype == object else v)
-            elif k == "last_period":
-                arrays[k] = pa.array(v, mask=v == _NO_PERIOD)
-            else:
-                arrays[k] = pa.array(v)
-        return pa.table(arrays)
+            arrays.append(numpy_to_arrow(v, mask=v == _NO_PERIOD if k == "last_period" else None))
+        return pa.Table.from_arrays(arrays, names=list(cols))
 
     def to_frame(self, sort: bool = False):
         """The per-player table as a pandas DataFrame (needs pandas)."""

@@ -490,3 +490,96 @@ def test_cli_errors(files):
     assert "no column 'player'" in str(res.exception)
     res = _invoke(["stats", str(files / "counts.csv"), "--reference", "missing.txt"])
     assert "--reference must be tazd, takbe, uniform or a profile file" in str(res.exception)
+
+
+# ----------------------------------------------------------------------------------
+# PGA detection
+
+
+def test_pga_worked_example():
+    # a sits first in games 1-3 (b joins 1 and 2); in game 4 b sits first and a joins
+    r = P.pga([1, 1, 2, 2, 3, 4, 4], ["a", "b", "a", "b", "a", "b", "a"],
+              [1, 2, 1, 3, 1, 1, 2], [10] * 7)
+    assert r["x"].tolist() == ["a", "b"] and r["y"].tolist() == ["b", "a"]
+    assert r["games"].tolist() == [3, 1] and r["joins"].tolist() == [2, 1]
+    # lambda = p n e / w = 3 * 6 / 10; PPC = (2/3) sqrt(10 * 3 / 6)
+    np.testing.assert_allclose(r["expected"], [1.8, 0.6])
+    np.testing.assert_allclose(r["ppc"], [2 / 3 * math.sqrt(5), math.sqrt(10 / 6)])
+    np.testing.assert_allclose(r["apc"], r["ppc"][::-1])
+    assert r["p_value"][0] == pytest.approx(1 - math.exp(-1.8) * 2.8)
+    assert not r["flagged"].any()
+    assert not P.pga([1, 1], ["a", "b"], [1, 2], [100, 100], min_games=0)["flagged"][1]
+    assert P.pga([1, 1], ["a", "b"], [1, 2], [100, 100], min_games=1)["flagged"][0]
+    assert not P.pga([1, 1], ["a", "b"], [1, 2], [100, 100])["flagged"][0]  # < 20 games
+
+
+def test_pga_flags_a_shadow():
+    # y joins every one of x's 30 games at busy tables (60 watchers): PPC far above 3
+    game = np.repeat(np.arange(30), 2)
+    player = np.tile(["x", "y"], 30)
+    seat = np.tile([1, 2], 30)
+    r = P.pga(game, player, seat, np.full(60, 60.0))
+    row = r["x"].tolist().index("x")
+    assert r["ppc"][row] == pytest.approx(math.sqrt(60 * 30 / 6))
+    assert r["flagged"][row]
+    # Poisson(3) tail at 30 joins, summed directly (no cancellation)
+    tail = math.fsum(math.exp(-3) * 3.0 ** i / math.factorial(i) for i in range(30, 120))
+    assert r["p_value"][row] == pytest.approx(tail, rel=1e-10)
+    halved = P.pga(game, player, seat, np.full(60, 60.0), p_watch=0.5)
+    assert halved["ppc"][row] == pytest.approx(r["ppc"][row] * math.sqrt(2))
+
+
+@settings(max_examples=30)
+@given(st.lists(st.integers(2, 5), min_size=1, max_size=12), st.randoms(use_true_random=False),
+       st.sampled_from([1.0, 0.4]))
+def test_pga_matches_reference(sizes, rnd, p_watch):
+    rows = []
+    for g, size in enumerate(sizes):
+        for seat, player in enumerate(rnd.sample(range(6), size), start=1):
+            rows.append((g, f"p{player}", seat, rnd.randint(1, 40)))
+    rnd.shuffle(rows)
+    game, player, seat, watchers = (list(c) for c in zip(*rows))
+    r = P.pga(game, player, seat, watchers, capacity=6, p_watch=p_watch)
+    expected = ref.pga(rows, capacity=6, p_watch=p_watch)
+    got = {(x, y): i for i, (x, y) in enumerate(zip(r["x"].tolist(), r["y"].tolist()))}
+    assert got.keys() == expected.keys()
+    for pair, (n, joins, lam, ppc, pval) in expected.items():
+        i = got[pair]
+        assert (r["games"][i], r["joins"][i]) == (n, joins)
+        np.testing.assert_allclose([r["expected"][i], r["ppc"][i], r["p_value"][i]],
+                                   [lam, ppc, pval], rtol=1e-9, atol=1e-12)
+        j = got[pair[::-1]]
+        assert r["apc"][i] == r["ppc"][j] or (math.isnan(r["apc"][i]) and
+                                              math.isnan(r["ppc"][j]))
+
+
+def test_pga_bad_input():
+    with pytest.raises(InputError, match=r"column 'seat' must not repeat within a game; "
+                       r"found 1\.0 at row 2"):
+        P.pga([1, 1], ["a", "b"], [1, 1], [5, 5])
+    with pytest.raises(InputError, match=r"column 'seat' must be a whole number 1..capacity"):
+        P.pga([1, 1], ["a", "b"], [1, 8], [5, 5])
+    with pytest.raises(InputError, match="column 'player' must not repeat a player"):
+        P.pga([1, 1], ["a", "a"], [1, 2], [5, 5])
+    with pytest.raises(InputError, match=r"column 'watchers' must be positive; found 0\.0"):
+        P.pga([1, 1], ["a", "b"], [1, 2], [5, 0])
+    with pytest.raises(ConfigError, match="'p_watch' of pga"):
+        P.pga([1, 1], ["a", "b"], [1, 2], [5, 5], p_watch=0)
+
+
+def test_cli_pga(files):
+    seating = files / "seating.csv"
+    lines = ["game,player,seat,watchers"]
+    for g in range(30):
+        lines += [f"{g},x,1,60", f"{g},y,2,60"]
+    lines += ["30,z,1,60", "30,x,2,60"]
+    seating.write_text("\n".join(lines) + "\n")
+    res = _invoke(["pga", str(seating), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {(r["x"], r["y"]): r for r in json.loads(res.stdout)}
+    assert rows[("x", "y")]["flagged"] is True
+    assert rows[("x", "y")]["joins"] == 30
+    res = _invoke(["pga", str(seating), "--flagged-only", "--format", "json"])
+    assert [(r["x"], r["y"]) for r in json.loads(res.stdout)] == [("x", "y")]
+    res = _invoke(["pga", str(files / "log.csv")])
+    assert "no column 'seat', 'watchers'" in str(res.exception)

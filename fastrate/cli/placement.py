@@ -161,3 +161,67 @@ def stats_command(file, reference, yates, places, allow_ties, input_format, outp
     else:
         write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
         sys.stdout.flush()
+
+
+@placement_group.command("pga")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--capacity", type=int, default=7, show_default=True, metavar="N",
+              help="Table size (a 'capacity' column in FILE overrides it).")
+@click.option("--p-watch", type=float, default=1.0, show_default=True, metavar="P",
+              help="Probability that y was watching when x sat down (1 gives the benefit "
+              "of the doubt).")
+@click.option("--threshold", type=float, default=3.0, show_default=True,
+              help="PPC at or above which a pair is flagged.")
+@click.option("--min-games", type=int, default=20, show_default=True, metavar="N",
+              help="Flag only pairs with at least N games of x (the essay: twenty).")
+@click.option("--flagged-only", is_flag=True, help="Write only the flagged pairs.")
+@click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
+              "(default: from its extension).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the table to "
+              "this file (written atomically).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
+              "from the -o extension; csv on stdout).")
+def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, input_format, output,
+                fmt) -> None:
+    """Pre-game affiliates: the PPC/APC of every pair of players who shared a table.
+
+    FILE is a seating log with columns game, player, seat (the order in which players
+    sat down, 1 = first), watchers (players watching when he sat down)[, capacity].
+    Output: x, y, games, joins, expected, ppc, apc, p_value, flagged (ppc >= threshold
+    over at least --min-games games).
+
+    \b
+    Examples:
+      fastrate placement pga seating.csv --flagged-only
+      fastrate placement pga seating.parquet --p-watch 0.5 -o pairs.csv
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from fastrate.errors import InputError
+    from fastrate.io.tables import read_table, write_table
+    from fastrate.stats import placement
+
+    table = read_table(file, input_format)
+    cols = _columns_lower(table)
+    missing = [c for c in ("game", "player", "seat", "watchers") if c not in cols]
+    if missing:
+        raise InputError(f"no column {', '.join(repr(c) for c in missing)} in {file} "
+                         f"(columns: {', '.join(table.column_names)}); a seating log needs "
+                         "game, player, seat, watchers")
+
+    def col(name):
+        return table.column(cols[name]).to_numpy(zero_copy_only=False)
+
+    result = placement.pga(col("game"), col("player"), col("seat"), col("watchers"),
+                           capacity=col("capacity") if "capacity" in cols else capacity,
+                           p_watch=p_watch, threshold=threshold, min_games=min_games)
+    keep = result["flagged"] if flagged_only else np.ones(len(result["x"]), bool)
+    out = pa.table({k: pa.array(v[keep].tolist() if v.dtype == object else v[keep])
+                    for k, v in result.items()})
+    if output is not None:
+        write_table(out, output, fmt)
+        click.echo(f"wrote {out.num_rows:,} pairs to {output}", err=True)
+    else:
+        write_table(out, None, fmt or "csv", stream=sys.stdout.buffer)
+        sys.stdout.flush()

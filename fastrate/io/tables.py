@@ -7,6 +7,7 @@ never leaves a partial file behind.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import math
@@ -19,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._validate import Source, as_1d
+from fastrate._validate import Source, arrow_to_numpy, as_1d, numpy_to_arrow
+from fastrate._validate import _single_chunk as _one_array
 from fastrate.errors import InputError
 
 __all__ = ["read_table", "read_games", "read_ratings", "games_from_table", "write_table",
@@ -55,8 +57,7 @@ def to_arrow_table(data: Any):
     if isinstance(data, Mapping):
         cols = {}
         for k, v in data.items():
-            arr = as_1d(v, str(k))
-            cols[str(k)] = pa.array(arr.tolist() if arr.dtype == object else arr)
+            cols[str(k)] = numpy_to_arrow(as_1d(v, str(k)))
         return pa.table(cols)
     raise InputError(f"expected a table (pyarrow Table, pandas or polars DataFrame, or a dict "
                      f"of columns); got {type(data).__name__}")
@@ -93,7 +94,7 @@ def read_table(path: str | os.PathLike, format: str | None = None,
                columns: list[str] | None = None):
     """Read a CSV (optionally compressed), Parquet or JSON file into a pyarrow Table.
 
-    ``columns`` limits the read to those columns (in the file's order).
+    ``columns`` limits the read to those columns, in that order.
     """
     import pyarrow as pa
 
@@ -105,7 +106,9 @@ def read_table(path: str | os.PathLike, format: str | None = None,
         if fmt == "csv":
             from pyarrow import csv
 
-            convert = csv.ConvertOptions(include_columns=columns) if columns else None
+            # an empty field is a missing value (a missing name, not a player called '')
+            convert = csv.ConvertOptions(include_columns=columns or [],
+                                         strings_can_be_null=True)
             return csv.read_csv(p, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
                                 parse_options=csv.ParseOptions(delimiter=_delimiter(p)),
                                 convert_options=convert)
@@ -163,19 +166,8 @@ _RESULT_STRINGS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "=": 0.
                    "d": 0.5, "w": 1.0, "win": 1.0, "l": 0.0, "loss": 0.0}
 
 
-def _one_array(col):
-    """A pyarrow ChunkedArray as one contiguous Array."""
-    import pyarrow as pa
-
-    if isinstance(col, pa.ChunkedArray):
-        if col.num_chunks == 1:
-            return col.chunk(0)
-        return col.combine_chunks() if col.num_chunks else pa.array([], col.type)
-    return col
-
-
 def _first_null(col) -> int:
-    return int(np.argmax(np.asarray(_one_array(col).is_null())))
+    return int(np.argmax(arrow_to_numpy(_one_array(col).is_null())))
 
 
 def _score_of(text: str) -> float:
@@ -203,7 +195,7 @@ def _scores(col, name: str, source: Source) -> np.ndarray:
         if enc.indices.null_count:
             bad_row = _first_null(enc.indices)
         else:
-            out = table[np.asarray(enc.indices)]
+            out = table[arrow_to_numpy(enc.indices)]
             bad = np.isnan(out)
             if bad.any():
                 bad_row = int(np.argmax(bad))
@@ -214,7 +206,7 @@ def _scores(col, name: str, source: Source) -> np.ndarray:
         return out
     if col.null_count:
         raise _missing(name, _first_null(col), source)
-    return as_float64(_one_array(col).to_numpy(zero_copy_only=False), name, source)
+    return as_float64(arrow_to_numpy(col), name, source)
 
 
 def _missing(name: str, row: int, source: Source) -> InputError:
@@ -250,6 +242,19 @@ def _yyyymmdd(values: np.ndarray, name: str, source: Source) -> np.ndarray:
     return days.view("datetime64[D]").astype("datetime64[ns]")
 
 
+def _yyyymmdd_column(col, name: str, source: Source) -> np.ndarray:
+    """:func:`_yyyymmdd` on the distinct values of a column (dates repeat a lot)."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(_one_array(col))
+    try:
+        dates = _yyyymmdd(arrow_to_numpy(enc.dictionary), name, source)
+    except InputError:
+        # name the first bad row, not the first bad distinct value
+        return _yyyymmdd(arrow_to_numpy(col), name, source)
+    return dates[arrow_to_numpy(enc.indices)]
+
+
 def _time_values(col, name: str, time_format: str | None, source: Source) -> np.ndarray:
     """A time column as NumPy values for :func:`fastrate.data.parse_time`."""
     import pyarrow as pa
@@ -270,14 +275,14 @@ def _time_values(col, name: str, time_format: str | None, source: Source) -> np.
                 raise fail_at(name, f"must match time format {time_format!r}",
                               {row: text[row].as_py()}, row, source)
             raise _missing(name, row, source)
-        return parsed.to_numpy(zero_copy_only=False)
+        return arrow_to_numpy(parsed)
     if pa.types.is_integer(col.type) and ("date" in name.lower()) and len(col) > 0:
         lo, hi = pc.min(col).as_py(), pc.max(col).as_py()
         if lo is not None and 10_000_101 <= lo and hi <= 99_991_231:  # YYYYMMDD
             if col.null_count:
                 raise _missing(name, _first_null(col), source)
-            return _yyyymmdd(_one_array(col).to_numpy(), name, source)
-    return _one_array(col).to_numpy(zero_copy_only=False)
+            return _yyyymmdd_column(col, name, source)
+    return arrow_to_numpy(col)
 
 
 @dataclass
@@ -361,6 +366,12 @@ def _layout(cols: list[str], where: str, *, white: str | None = None,
     return lay
 
 
+#: Games.from_arrays argument -> _Layout field, for error messages naming file columns
+_ARGUMENTS = (("white", "first"), ("black", "second"), ("score", "score"), ("time", "time"),
+              ("period", "period"), ("weight", "weight"), ("margin", "margin"),
+              ("neutral", "neutral"))
+
+
 def _source_for(source: str | Source | None) -> Source:
     """A Source for error messages; data row 1 is line 2 of a CSV file (one header line)."""
     if isinstance(source, Source):
@@ -405,9 +416,12 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     lay = _layout(cols, where, white=white, black=black, score=score, winner=winner,
                   loser=loser, first_points=first_points, second_points=second_points,
                   time=time, period=period, weight=weight, margin=margin, neutral=neutral)
+    renamed = [(arg, getattr(lay, part)) for arg, part in _ARGUMENTS
+               if getattr(lay, part) is not None and getattr(lay, part) != arg]
+    src = dataclasses.replace(src, columns=tuple(renamed))
 
     def values(name: str) -> np.ndarray:
-        return _one_array(table.column(name)).to_numpy(zero_copy_only=False)
+        return arrow_to_numpy(table.column(name))
 
     mg = None
     if lay.winner:
@@ -485,10 +499,19 @@ def read_ratings(path: str | os.PathLike, format: str | None = None):
 # tables out
 
 
+#: file-name suffix -> pyarrow codec, for compressed CSV/JSON output
+_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
+
+
 def write_table(table: Any, path: str | os.PathLike | None, format: str | None = None,
                 stream: Any = None) -> None:
     """Write a table as CSV, Parquet or JSON (records) to ``path`` atomically, or to
-    ``stream`` (a binary file object) when ``path`` is None."""
+    ``stream`` (a binary file object) when ``path`` is None.
+
+    A ``.gz``/``.bz2``/``.zst``/``.lz4`` suffix compresses CSV and JSON output. The table
+    is written to a temporary file in the same folder and renamed over ``path`` only when
+    complete, so a failed write leaves neither a partial file nor a temporary one.
+    """
     import pyarrow as pa
 
     table = to_arrow_table(table)
@@ -500,13 +523,21 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         return
     fmt = _format_of(path, format)
     target = Path(path)
+    codec = _COMPRESSION.get(target.suffix.lower())
+    if codec is not None and fmt == "parquet":
+        raise InputError(f"cannot write {path}: Parquet is compressed inside the file; name it "
+                         ".parquet")
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.exists():
+    if not folder.is_dir():
         raise InputError(f"cannot write {path}: folder {folder} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            _write(table, fh, fmt)
+            if codec is None:
+                _write(table, fh, fmt)
+            else:
+                with pa.CompressedOutputStream(fh, codec) as out:
+                    _write(table, out, fmt)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -514,7 +545,6 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         except OSError:
             pass
         raise
-    del pa
 
 
 def _write(table, fh, fmt: str) -> None:

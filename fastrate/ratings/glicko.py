@@ -110,57 +110,85 @@ class GlickoConfig:
 
 
 # Per-player working records: one 64-byte row (a cache line) per player holds all a
-# game needs, so a game touches two cache lines of player data. Columns of ``rec``:
-_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _COUNT = 0, 1, 2, 3, 4, 5, 6
-# columns of the int64 ``ints`` rows (32 bytes): last period, games played (and, for
-# Glicko-2, the unconverged flag)
-_LAST, _GAMES, _FAILED = 0, 1, 2
+# game and the period updates need, so a game touches two cache lines of player data.
+# Columns of Glicko's ``rec``:
+_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _GAMES, _LAST = 0, 1, 2, 3, 4, 5, 6, 7
 #: games per block of the kernels' gather / compute / scatter loop
 BLOCK = 64
+#: period numbers are kept as float64 inside the kernels, exact below this magnitude
+MAX_PERIOD = 2**53
 
 
-def records(n: int, width: int, dtype: type = np.float64) -> np.ndarray:
-    """An ``(n, width)`` C-contiguous array whose rows start on 64-byte boundaries."""
-    itemsize = np.dtype(dtype).itemsize
-    buf = np.zeros(n * width + 64 // itemsize, dtype=dtype)
-    skip = (-buf.ctypes.data % 64) // itemsize
+def records(n: int, width: int = 8) -> np.ndarray:
+    """A zeroed ``(n, width)`` float64 array whose rows start on 64-byte boundaries."""
+    buf = np.zeros(n * width + 8, dtype=np.float64)
+    skip = (-buf.ctypes.data % 64) // 8
     return buf[skip:skip + n * width].reshape(n, width)
 
 
+def last_as_float(games: Games, state: PlayerState) -> np.ndarray:
+    """Every player's last period as float64 for a kernel (NaN: never played, and for
+    everyone when the games have no periods), after checking period numbers fit."""
+    n = len(state.players)
+    if games.period is None:
+        return np.full(n, math.nan)
+    lo, hi = int(games.period[0]), int(games.period[-1])
+    if max(-lo, hi) >= MAX_PERIOD:
+        raise InputError(f"column 'period' must hold period numbers below 2**53 in magnitude; "
+                         f"found {lo if -lo >= MAX_PERIOD else hi}")
+    last = state.last_period
+    never = last == PlayerState.NO_PERIOD
+    big = ~never & (np.abs(last) >= MAX_PERIOD)
+    if big.any():
+        i = int(np.argmax(big))
+        raise InputError(f"initial 'last_period' must be below 2**53 in magnitude; found "
+                         f"{int(last[i])} for player {state.players[i]!r}")
+    return np.where(never, math.nan, last.astype(np.float64))
+
+
+def store_results(games: Games, state: PlayerState, rec: np.ndarray, stamp: int,
+                  games_col: int, last_col: int) -> np.ndarray:
+    """Copy games played and last period of the players who played back into ``state``;
+    return the mask of those players."""
+    played = rec[:, stamp] >= 0.0
+    state.games_played[played] = rec[played, games_col].astype(np.int64)
+    if games.period is not None:
+        state.last_period[played] = rec[played, last_col].astype(np.int64)
+    return played
+
+
 @inline_kernel
-def _onset(rec, ints, x, k, p, q, k3, c2, max_rd2, no_period):
-    rec[x, _STAMP] = k
+def _onset(rec, x, p, q, k3, c2, max_rd2):
     v = rec[x, _RD2]
-    last = ints[x, _LAST]
-    if last != no_period and p > last:
+    last = rec[x, _LAST]
+    # never rated (NaN) or not after his last period: no growth
+    if p > last:
         v = min(v + c2 * (p - last), max_rd2)
         rec[x, _RD2] = v
     rec[x, _QG] = q / math.sqrt(1.0 + k3 * v)
     rec[x, _DSUM] = 0.0
     rec[x, _RSUM] = 0.0
-    rec[x, _COUNT] = 0.0
 
 
 @kernel
-def _glicko_kernel(white, black, score, period, starts, rec, ints, q, c2, max_rd2, min_rd2,
-                   touched, buf, pred):
+def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min_rd2, touched,
+                   buf, pred):
     """Glicko over all rating periods.
 
     ``starts`` holds the first game index of every period plus ``n`` at the end;
     ``period[starts[k]]`` is the absolute number of period ``k``. ``rec`` (n_players x 8
     float64) holds per player the stamp of the last period he played in (-1 before),
     his rating, ``q g(RD)`` and ``RD^2`` as of the onset of the period, the sums
-    ``1/d^2`` and ``q sum g (s - E)`` and his game count in the period; ``ints``
-    (n_players x 4 int64) his last period and games played. ``touched`` (n_players) and
-    ``buf`` (block x 8) are scratch. Each period costs O(games in it). Updates ``rec``
-    and ``ints``, writes ``pred``.
+    ``1/d^2`` and ``q sum g (s - E)``, his games played and his last period (NaN: none).
+    ``touched`` (n_players + 1: the branch-free listing writes one past the last
+    player) and ``buf`` (block x 8) are scratch. Each period costs
+    O(games in it). Updates ``rec``, writes ``pred``.
 
     Games are processed in blocks: gather both players' onset values (the random
     memory accesses, independent of each other so the CPU overlaps them), compute the
     logistic terms from the block buffer, then add them to the players' sums in game
     order -- the same arithmetic, in the same order, as a plain game-by-game loop.
     """
-    no_period = np.iinfo(np.int64).min
     k3 = 3.0 * q * q / (math.pi * math.pi)
     n_periods = starts.shape[0] - 1
     block = buf.shape[0]
@@ -168,21 +196,25 @@ def _glicko_kernel(white, black, score, period, starts, rec, ints, q, c2, max_rd
         lo = starts[k]
         hi = starts[k + 1]
         p = period[lo]
+        # who plays in this period (branch-free: the stamp says whether a player is
+        # already listed), then step 1 for each of them
         nt = 0
+        for i in range(lo, hi):
+            a = white[i]
+            touched[nt] = a
+            nt += rec[a, _STAMP] != k
+            rec[a, _STAMP] = k
+            b = black[i]
+            touched[nt] = b
+            nt += rec[b, _STAMP] != k
+            rec[b, _STAMP] = k
+        for t in range(nt):
+            _onset(rec, touched[t], p, q, k3, c2, max_rd2)
         for s0 in range(lo, hi, block):
             s1 = min(s0 + block, hi)
             for i in range(s0, s1):
                 a = white[i]
                 b = black[i]
-                # a player's first game in this period: his values at its onset (step 1)
-                if rec[a, _STAMP] != k:
-                    touched[nt] = a
-                    nt += 1
-                    _onset(rec, ints, a, k, p, q, k3, c2, max_rd2, no_period)
-                if rec[b, _STAMP] != k:
-                    touched[nt] = b
-                    nt += 1
-                    _onset(rec, ints, b, k, p, q, k3, c2, max_rd2, no_period)
                 j = i - s0
                 buf[j, 0] = rec[a, _RATING] - rec[b, _RATING]
                 buf[j, 1] = rec[a, _QG]
@@ -207,10 +239,10 @@ def _glicko_kernel(white, black, score, period, starts, rec, ints, q, c2, max_rd
                 j = i - s0
                 rec[a, _DSUM] += buf[j, 4]
                 rec[a, _RSUM] += buf[j, 5]
-                rec[a, _COUNT] += 1.0
+                rec[a, _GAMES] += 1.0
                 rec[b, _DSUM] += buf[j, 6]
                 rec[b, _RSUM] += buf[j, 7]
-                rec[b, _COUNT] += 1.0
+                rec[b, _GAMES] += 1.0
         # step 2 for everyone who played
         for t in range(nt):
             x = touched[t]
@@ -220,8 +252,7 @@ def _glicko_kernel(white, black, score, period, starts, rec, ints, q, c2, max_rd
             if v < min_rd2:
                 v = min_rd2
             rec[x, _RD2] = v
-            ints[x, _LAST] = p
-            ints[x, _GAMES] += np.int64(rec[x, _COUNT])
+            rec[x, _LAST] = p
 
 
 # ----------------------------------------------------------------------------------
@@ -312,24 +343,20 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
-    rec = records(n, 8)
+    rec = records(n)
     rec[:, _STAMP] = -1.0
     rec[:, _RATING] = state.rating
     rec[:, _RD2] = state.rd * state.rd
-    ints = records(n, 4, np.int64)
+    rec[:, _GAMES] = state.games_played
     # without periods there is no time scale: no growth, and last_period is left alone
-    ints[:, _LAST] = state.last_period if games.period is not None else PlayerState.NO_PERIOD
-    ints[:, _GAMES] = state.games_played
+    rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
-    _glicko_kernel(games.white, games.black, games.score, period, starts, rec, ints, Q,
+    _glicko_kernel(games.white, games.black, games.score, period, starts, rec, Q,
                    float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
-                   np.empty(n, dtype=np.int64), np.empty((BLOCK, 8)), pred)
-    played = rec[:, _STAMP] >= 0.0
+                   np.empty(n + 1, dtype=np.int64), np.empty((BLOCK, 8)), pred)
+    played = store_results(games, state, rec, _STAMP, _GAMES, _LAST)
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
-    state.games_played[:] = ints[:, _GAMES]
-    if games.period is not None:
-        state.last_period[:] = ints[:, _LAST]
     return Ratings(system="glicko", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
                    config=config, rd=state.rd, last_period=_reported_last(games, state))

@@ -52,6 +52,7 @@ from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConvergenceWarning, InputError
 from fastrate.ratings._common import period_starts
+from fastrate.ratings.glicko import BLOCK, last_as_float, records
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
 
@@ -92,28 +93,40 @@ class Glicko2Config:
 
 
 @inline_kernel
-def _f(x, delta2, phi2, v, a, tau2):
-    ex = math.exp(x)
-    w = phi2 + v + ex
-    return ex * (delta2 - phi2 - v - ex) / (2.0 * w * w) - (x - a) / tau2
+def _f(x, ex, a, d, w0, inv_tau2):
+    """Glickman's ``f(x)`` given ``ex = e^x``, ``d = Delta^2 - phi^2 - v``, ``w0 = phi^2 + v``."""
+    w = w0 + ex
+    return ex * (d - ex) / (2.0 * w * w) - (x - a) * inv_tau2
 
 
 @inline_kernel
-def _volatility(sigma, phi2, v, delta, tau, epsilon, max_iterations):
-    """Glickman's step 5 (Illinois algorithm); returns ``(sigma', converged)``."""
-    a = math.log(sigma * sigma)
-    tau2 = tau * tau
-    delta2 = delta * delta
+def _volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
+    """Glickman's step 5 (the Illinois algorithm of the 2013+ paper); returns
+    ``(sigma', converged)``.
+
+    The same steps as the paper, with exponentials the algorithm already knows not
+    recomputed: ``e^A = sigma^2`` at the start; ``e^B = Delta^2 - phi^2 - v`` when ``B`` is
+    its log (so the first term of ``f(B)`` vanishes); ``e^(a - k tau)`` by repeated
+    multiplication with ``exp_mtau = e^-tau``; ``f(B)`` of the bracket search is reused.
+    """
+    s2 = sigma * sigma
+    a = math.log(s2)
+    d = delta * delta - phi2 - v
+    w0 = phi2 + v
     big_a = a
-    if delta2 > phi2 + v:
-        big_b = math.log(delta2 - phi2 - v)
+    f_a = _f(a, s2, a, d, w0, inv_tau2)
+    if d > 0.0:
+        big_b = math.log(d)
+        f_b = -(big_b - a) * inv_tau2
     else:
         k = 1.0
-        while _f(a - k * tau, delta2, phi2, v, a, tau2) < 0.0:
+        ex = s2 * exp_mtau
+        f_b = _f(a - tau, ex, a, d, w0, inv_tau2)
+        while f_b < 0.0:
             k += 1.0
+            ex *= exp_mtau
+            f_b = _f(a - k * tau, ex, a, d, w0, inv_tau2)
         big_b = a - k * tau
-    f_a = _f(big_a, delta2, phi2, v, a, tau2)
-    f_b = _f(big_b, delta2, phi2, v, a, tau2)
     it = 0
     while abs(big_b - big_a) > epsilon:
         if it >= max_iterations:
@@ -122,7 +135,7 @@ def _volatility(sigma, phi2, v, delta, tau, epsilon, max_iterations):
             return math.exp(big_b / 2.0), False
         it += 1
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
-        f_c = _f(big_c, delta2, phi2, v, a, tau2)
+        f_c = _f(big_c, math.exp(big_c), a, d, w0, inv_tau2)
         if f_c * f_b <= 0.0:
             big_a = big_b
             f_a = f_b
@@ -133,92 +146,131 @@ def _volatility(sigma, phi2, v, delta, tau, epsilon, max_iterations):
     return math.exp(big_a / 2.0), True
 
 
+# Per-player working records, one 64-byte row (a cache line) per player; columns:
+_STAMP, _MU, _G, _PHI2, _VSUM, _DSUM, _VOL, _LAST = 0, 1, 2, 3, 4, 5, 6, 7
+
+
+@inline_kernel
+def _onset(rec, x, p, k3):
+    phi2 = rec[x, _PHI2]
+    # the "did not compete" step for each missed period L+1 .. p-1 (none when never
+    # rated: the NaN comparison is false)
+    if p - rec[x, _LAST] > 1.0:
+        phi2 += (p - rec[x, _LAST] - 1.0) * rec[x, _VOL] * rec[x, _VOL]
+        rec[x, _PHI2] = phi2
+    rec[x, _G] = 1.0 / math.sqrt(1.0 + k3 * phi2)
+    rec[x, _VSUM] = 0.0
+    rec[x, _DSUM] = 0.0
+
+
 @kernel
-def _glicko2_kernel(white, black, score, period, starts, rating, rd, volatility,
-                    games_played, last_period, failed, scale, tau, epsilon, max_iterations,
-                    mu, gg, kk, phi2, vsum, dsum, stamp, touched, pred):
-    """Glicko-2 over all rating periods.
+def _glicko2_kernel(white, black, score, period, starts, rec, games_played, failed, tau,
+                    epsilon, max_iterations, touched, buf, pred):
+    """Glicko-2 over all rating periods, on the Glicko-2 scale.
 
     ``starts`` holds the first game index of every period plus ``n``; ``period[starts[k]]``
-    is the absolute number of period ``k``. Scratch arrays of length n_players (caller
-    allocated): ``mu``, ``gg`` = g(phi), ``kk`` = 3 phi^2/pi^2 and ``phi2`` of the
-    pre-period values, ``vsum`` (= 1/v) and ``dsum`` accumulators, ``stamp`` (-1
-    initially) and ``touched``. ``failed[x]`` is set to 2 when player x's volatility
-    solve did not converge and to 0 when it did. Updates the state in place.
+    is the absolute number of period ``k``. ``rec`` (n_players x 8 float64) holds per
+    player the stamp of the last period he played in (-1 before), ``mu``, ``g(phi)``
+    and ``phi^2`` as of the onset of the period, the sums ``1/v`` and
+    ``sum g (s - E)``, his volatility and his last period (NaN: none).
+    ``games_played`` is updated in place; ``failed[x]`` is set to 2 when player x's
+    volatility solve did not converge and to 0 when it did. ``touched``
+    (n_players + 1) and ``buf`` (block x 8) are scratch. Each period costs O(games in
+    it). The game loop is blocked as in fastrate.ratings.glicko._glicko_kernel.
     """
-    no_period = np.iinfo(np.int64).min
     k3 = 3.0 / (math.pi * math.pi)
+    inv_tau2 = 1.0 / (tau * tau)
+    exp_mtau = math.exp(-tau)
     n_periods = starts.shape[0] - 1
+    block = buf.shape[0]
     for k in range(n_periods):
         lo = starts[k]
         hi = starts[k + 1]
         p = period[lo]
+        # who plays in this period (branch-free), then their onset values
         nt = 0
         for i in range(lo, hi):
             a = white[i]
-            b = black[i]
-            if stamp[a] != k:
-                stamp[a] = k
-                touched[nt] = a
-                nt += 1
-                ph = rd[a] / scale
-                v2 = ph * ph
-                last = last_period[a]
-                if last != no_period and p - last > 1:
-                    v2 += (p - last - 1) * volatility[a] * volatility[a]
-                phi2[a] = v2
-                mu[a] = (rating[a] - 1500.0) / scale
-                kk[a] = k3 * v2
-                gg[a] = 1.0 / math.sqrt(1.0 + k3 * v2)
-                vsum[a] = 0.0
-                dsum[a] = 0.0
-            if stamp[b] != k:
-                stamp[b] = k
-                touched[nt] = b
-                nt += 1
-                ph = rd[b] / scale
-                v2 = ph * ph
-                last = last_period[b]
-                if last != no_period and p - last > 1:
-                    v2 += (p - last - 1) * volatility[b] * volatility[b]
-                phi2[b] = v2
-                mu[b] = (rating[b] - 1500.0) / scale
-                kk[b] = k3 * v2
-                gg[b] = 1.0 / math.sqrt(1.0 + k3 * v2)
-                vsum[b] = 0.0
-                dsum[b] = 0.0
-            s = score[i]
-            diff = mu[a] - mu[b]
-            ga = gg[a]
-            gb = gg[b]
-            e_ab = 1.0 / (1.0 + math.exp(-gb * diff))
-            e_ba = 1.0 / (1.0 + math.exp(ga * diff))
-            vsum[a] += gb * gb * e_ab * (1.0 - e_ab)
-            dsum[a] += gb * (s - e_ab)
-            vsum[b] += ga * ga * e_ba * (1.0 - e_ba)
-            dsum[b] += ga * ((1.0 - s) - e_ba)
-            pred[i] = 1.0 / (1.0 + math.exp(-diff / math.sqrt(1.0 + kk[a] + kk[b])))
+            touched[nt] = a
+            nt += rec[a, _STAMP] != k
+            rec[a, _STAMP] = k
             games_played[a] += 1
+            b = black[i]
+            touched[nt] = b
+            nt += rec[b, _STAMP] != k
+            rec[b, _STAMP] = k
             games_played[b] += 1
         for t in range(nt):
-            x = touched[t]
-            sigma = volatility[x]
-            ph2 = phi2[x]
-            if vsum[x] > 0.0:
-                v = 1.0 / vsum[x]
-                sigma, ok = _volatility(sigma, ph2, v, v * dsum[x], tau, epsilon,
-                                        max_iterations)
-                new_phi2 = 1.0 / (1.0 / (ph2 + sigma * sigma) + vsum[x])
-                failed[x] = 0 if ok else 2
-            else:
-                # expected scores of exactly 0 or 1 (v infinite): no information on the
-                # volatility; the limit of steps 6-8 as v -> inf with sigma kept
-                new_phi2 = ph2 + sigma * sigma
-                failed[x] = 0
-            rating[x] = 1500.0 + scale * (mu[x] + new_phi2 * dsum[x])
-            rd[x] = scale * math.sqrt(new_phi2)
-            volatility[x] = sigma
-            last_period[x] = p
+            _onset(rec, touched[t], p, k3)
+        for s0 in range(lo, hi, block):
+            s1 = min(s0 + block, hi)
+            for i in range(s0, s1):
+                a = white[i]
+                b = black[i]
+                j = i - s0
+                buf[j, 0] = rec[a, _MU] - rec[b, _MU]
+                buf[j, 1] = rec[a, _G]
+                buf[j, 2] = rec[b, _G]
+                buf[j, 3] = rec[a, _PHI2] + rec[b, _PHI2]
+            for j in range(s1 - s0):
+                diff = buf[j, 0]
+                ga = buf[j, 1]
+                gb = buf[j, 2]
+                s = score[s0 + j]
+                e_ab = 1.0 / (1.0 + math.exp(-gb * diff))
+                e_ba = 1.0 / (1.0 + math.exp(ga * diff))
+                buf[j, 4] = gb * gb * e_ab * (1.0 - e_ab)
+                buf[j, 5] = gb * (s - e_ab)
+                buf[j, 6] = ga * ga * e_ba * (1.0 - e_ba)
+                buf[j, 7] = ga * ((1.0 - s) - e_ba)
+                # g of the combined deviation sqrt(phi_a^2 + phi_b^2)
+                pred[s0 + j] = 1.0 / (1.0 + math.exp(-diff / math.sqrt(1.0 + k3 * buf[j, 3])))
+            for i in range(s0, s1):
+                a = white[i]
+                b = black[i]
+                j = i - s0
+                rec[a, _VSUM] += buf[j, 4]
+                rec[a, _DSUM] += buf[j, 5]
+                rec[b, _VSUM] += buf[j, 6]
+                rec[b, _DSUM] += buf[j, 7]
+        # steps 3-8 for everyone who played, blocked like the games: gather, solve from
+        # the buffer, scatter
+        for t0 in range(0, nt, block):
+            t1 = min(t0 + block, nt)
+            for t in range(t0, t1):
+                x = touched[t]
+                j = t - t0
+                buf[j, 0] = rec[x, _VOL]
+                buf[j, 1] = rec[x, _PHI2]
+                buf[j, 2] = rec[x, _VSUM]
+                buf[j, 3] = rec[x, _DSUM]
+            for j in range(t1 - t0):
+                sigma = buf[j, 0]
+                phi2 = buf[j, 1]
+                vsum = buf[j, 2]
+                dsum = buf[j, 3]
+                ok = True
+                if vsum > 0.0:
+                    v = 1.0 / vsum
+                    sigma, ok = _volatility(sigma, phi2, v, v * dsum, tau, inv_tau2, exp_mtau,
+                                            epsilon, max_iterations)
+                    new_phi2 = 1.0 / (1.0 / (phi2 + sigma * sigma) + vsum)
+                else:
+                    # expected scores of exactly 0 or 1 (v infinite): no information on
+                    # the volatility; the limit of steps 6-8 as v -> inf with sigma kept
+                    new_phi2 = phi2 + sigma * sigma
+                buf[j, 4] = sigma
+                buf[j, 5] = new_phi2
+                buf[j, 6] = new_phi2 * dsum
+                buf[j, 7] = 0.0 if ok else 2.0
+            for t in range(t0, t1):
+                x = touched[t]
+                j = t - t0
+                rec[x, _VOL] = buf[j, 4]
+                rec[x, _PHI2] = buf[j, 5]
+                rec[x, _MU] += buf[j, 6]
+                rec[x, _LAST] = p
+                failed[x] = np.int8(buf[j, 7])
 
 
 # ----------------------------------------------------------------------------------
@@ -299,15 +351,25 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
         failed[initial.unconverged] = 1
     period = games.period_or_zero()
     starts = period_starts(period)
-    last = state.last_period if games.period is not None else np.full(
-        n, PlayerState.NO_PERIOD, dtype=np.int64)
+    scale = float(config.scale)
+    rec = records(n)
+    rec[:, _STAMP] = -1.0
+    rec[:, _MU] = (state.rating - 1500.0) / scale
+    rec[:, _PHI2] = (state.rd / scale) ** 2
+    rec[:, _VOL] = state.volatility
+    # without periods there is no time scale: no growth, and last_period is left alone
+    rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
-    _glicko2_kernel(games.white, games.black, games.score, period, starts, state.rating,
-                    state.rd, state.volatility, state.games_played, last, failed,
-                    float(config.scale), float(config.tau), float(config.epsilon),
-                    int(config.max_iterations), np.empty(n), np.empty(n), np.empty(n),
-                    np.empty(n), np.empty(n), np.empty(n), np.full(n, -1, dtype=np.int64),
-                    np.empty(n, dtype=np.int64), pred)
+    _glicko2_kernel(games.white, games.black, games.score, period, starts, rec,
+                    state.games_played, failed, float(config.tau), float(config.epsilon),
+                    int(config.max_iterations), np.empty(n + 1, dtype=np.int64),
+                    np.empty((BLOCK, 8)), pred)
+    played = rec[:, _STAMP] >= 0.0
+    if games.period is not None:
+        state.last_period[played] = rec[played, _LAST].astype(np.int64)
+    state.rating[played] = 1500.0 + scale * rec[played, _MU]
+    state.rd[played] = scale * np.sqrt(rec[played, _PHI2])
+    state.volatility[played] = rec[played, _VOL]
     _warn_unconverged(state, failed, config)
     if games.period is not None or (state.last_period != PlayerState.NO_PERIOD).any():
         last_period = state.last_period

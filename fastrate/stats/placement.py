@@ -20,7 +20,8 @@ kernel takes 1-D arrays as the house style asks; the reshape costs nothing.
   :func:`takbe` are the same against the zero-score and known-bad profiles
   (:data:`TAZD_PROFILE`, :data:`TAKBE_PROFILE`).
 * :func:`p_value` -- upper tail of chi-square with ``df`` degrees of freedom (k - 1),
-  the regularised upper incomplete gamma ``Q(df/2, x/2)`` (Numerical Recipes' gammq);
+  the regularised upper incomplete gamma ``Q(df/2, x/2)``: closed-form finite sums for
+  whole df <= 200, else Numerical Recipes' gammq (series / continued fraction);
   :func:`effect_size` -- Cohen's ``w = sqrt(chi2 / n)``.
 * :func:`tazd_star` -- directional z-score of the mean place against a reference
   profile: ``sqrt(n) (mu_ref - mu_obs) / sigma_ref * 1000`` (SPEC §4 Decision).
@@ -34,6 +35,10 @@ kernel takes 1-D arrays as the house style asks; the reshape costs nothing.
   player placed k in a P-player game is ``(k - 1)/(P - 1)`` games behind the winner,
   plus half a game per game not played compared with the most active player; the
   result is games behind the leader.
+* :func:`pga` -- pre-game affiliate detection from a seating log: the passive
+  participation coefficient ``PPC = f sqrt(w n / (p e))`` of every ordered pair, its
+  mirror APC and the Poisson p-value of the observed joins.
+* :func:`placement_stats` -- all the per-player statistics in one sweep.
 
 Reference profiles (:func:`reference_profile`) are normalised to sum to 1; a user
 profile that was off by more than 1% (of 1, or of 100 for percentages) raises a
@@ -44,7 +49,7 @@ A player with zero games has NaN for every statistic (chi-square, TAPL, p-value,
 effect size, TAZD*, CI, GPG, PPRG); nothing raises for it.
 
 Not implemented: TAOWR/TAOLZ need a ratings history -- pass the earlier profile
-(:func:`profile_from_counts`) as ``reference=``; PGA detection (PPC/APC).
+(:func:`profile_from_counts`) as ``reference=``.
 """
 
 from __future__ import annotations
@@ -63,9 +68,11 @@ from fastrate.errors import ConfigError, InputError, InputTypeError
 __all__ = [
     "ProfileWarning", "TAZD_PROFILE", "TAKBE_PROFILE", "KDICE_PAYOFF", "KDICE_BUY_IN",
     "QOOA_DIVISORS", "GPG_CAP", "reference_profile", "profile_from_counts",
-    "counts_from_percentages", "place_counts", "profiles_from_log", "chi_square", "tapl", "tazd", "takbe",
+    "counts_from_percentages", "place_counts", "profiles_from_log", "chi_square", "tapl",
+    "tazd", "takbe",
     "p_value", "effect_size", "tazd_star", "qooa", "convolution_integral",
     "guts_per_game", "pprg", "standings", "standings_from_counts", "placement_stats",
+    "pga",
 ]
 
 
@@ -124,29 +131,25 @@ def _chi2_kernel(counts, k, ref, yates, out_chi2, out_n):
 
 
 @inline_kernel
-def _gammq(a, x):
-    """Regularised upper incomplete gamma Q(a, x) (Numerical Recipes gser/gcf)."""
-    if x != x or a != a or x < 0.0 or a <= 0.0:
-        return np.nan
-    if x == 0.0:
-        return 1.0
-    if x == np.inf:
-        return 0.0
-    eps = 1e-15
+def _gser(a, x):
+    """Regularised lower incomplete gamma P(a, x) by its series (for x < a + 1)."""
+    ap = a
+    term = 1.0 / a
+    total = term
+    for _ in range(100000):
+        ap += 1.0
+        term *= x / ap
+        total += term
+        if abs(term) < abs(total) * 1e-15:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+@inline_kernel
+def _gcf(a, x):
+    """Regularised upper incomplete gamma Q(a, x) by Lentz's continued fraction (for
+    x >= a + 1)."""
     fpmin = 1e-300
-    gln = math.lgamma(a)
-    if x < a + 1.0:
-        ap = a
-        term = 1.0 / a
-        total = term
-        for _ in range(100000):
-            ap += 1.0
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * eps:
-                break
-        p = total * math.exp(-x + a * math.log(x) - gln)
-        return max(0.0, 1.0 - p)
     b = x + 1.0 - a
     c = 1.0 / fpmin
     d = 1.0 / b
@@ -163,9 +166,37 @@ def _gammq(a, x):
         d = 1.0 / d
         delta = d * c
         h *= delta
-        if abs(delta - 1.0) < eps:
+        if abs(delta - 1.0) < 1e-15:
             break
-    return math.exp(-x + a * math.log(x) - gln) * h
+    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+
+
+@inline_kernel
+def _gammq(a, x):
+    """Regularised upper incomplete gamma Q(a, x) (Numerical Recipes' gammq)."""
+    if x != x or a != a or x < 0.0 or a <= 0.0:
+        return np.nan
+    if x == 0.0:
+        return 1.0
+    if x == np.inf:
+        return 0.0
+    if x < a + 1.0:
+        return max(0.0, 1.0 - _gser(a, x))
+    return _gcf(a, x)
+
+
+@inline_kernel
+def _gammp(a, x):
+    """Regularised lower incomplete gamma P(a, x) = 1 - Q(a, x), accurate when small."""
+    if x != x or a != a or x < 0.0 or a <= 0.0:
+        return np.nan
+    if x == 0.0:
+        return 0.0
+    if x == np.inf:
+        return 1.0
+    if x < a + 1.0:
+        return _gser(a, x)
+    return max(0.0, 1.0 - _gcf(a, x))
 
 
 @inline_kernel
@@ -247,25 +278,13 @@ def _behind_kernel(counts, k, out_games, out_behind):
 
 
 @inline_kernel
-def _row_chi2(counts, base, k, n, ref, inv_ref, yates):
-    """Chi-square of one row with n > 0 games: ``sum((O - n r)^2 / r) / n``."""
-    use = yates == 1
-    if yates == 2:
-        for j in range(k):
-            if n * ref[j] < 5.0:
-                use = True
-                break
-    s = 0.0
+def _cell(d, use):
+    """One chi-square numerator: d^2, or with Yates max(|d| - 0.5, 0)^2."""
     if use:
-        for j in range(k):
-            d = abs(counts[base + j] - n * ref[j]) - 0.5
-            if d > 0.0:
-                s += d * d * inv_ref[j]
-    else:
-        for j in range(k):
-            d = counts[base + j] - n * ref[j]
-            s += d * d * inv_ref[j]
-    return s / n
+        d = abs(d) - 0.5
+        if d < 0.0:
+            d = 0.0
+    return d * d
 
 
 @kernel
@@ -275,15 +294,17 @@ def _all_stats_kernel(counts, k, refs, inv_refs, yates, mu_s, sigma_s, payoff, b
     """Every per-player count statistic in one sweep (see :func:`placement_stats`).
 
     refs/inv_refs: 4*k values, the main reference, uniform, TAZD, TAKBE profiles and
-    their reciprocals. ``behind``: games behind the winners summed (k-player games)."""
-    r_m = refs[0:k]
-    r_u = refs[k:2 * k]
-    r_z = refs[2 * k:3 * k]
-    r_b = refs[3 * k:4 * k]
-    i_m = inv_refs[0:k]
-    i_u = inv_refs[k:2 * k]
-    i_z = inv_refs[2 * k:3 * k]
-    i_b = inv_refs[3 * k:4 * k]
+    their reciprocals. ``behind``: games behind the winners summed (k-player games).
+    The four chi-squares share one pass over a row."""
+    min_m = refs[0]
+    min_u = refs[k]
+    min_z = refs[2 * k]
+    min_b = refs[3 * k]
+    for j in range(k):
+        min_m = min(min_m, refs[j])
+        min_u = min(min_u, refs[k + j])
+        min_z = min(min_z, refs[2 * k + j])
+        min_b = min(min_b, refs[3 * k + j])
     inv_k1 = 1.0 / (k - 1)
     scale_ci = 1.0 / buy_in
     for i in range(games.shape[0]):
@@ -309,16 +330,31 @@ def _all_stats_kernel(counts, k, refs, inv_refs, yates, mu_s, sigma_s, payoff, b
             tstar[i] = np.nan
             ci[i] = np.nan
             continue
-        root = math.sqrt(n)
+        use_m = yates == 1 or (yates == 2 and n * min_m < 5.0)
+        use_u = yates == 1 or (yates == 2 and n * min_u < 5.0)
+        use_z = yates == 1 or (yates == 2 and n * min_z < 5.0)
+        use_b = yates == 1 or (yates == 2 and n * min_b < 5.0)
+        s_m = 0.0
+        s_u = 0.0
+        s_z = 0.0
+        s_b = 0.0
+        for j in range(k):
+            c = float(counts[base + j])
+            s_m += _cell(c - n * refs[j], use_m) * inv_refs[j]
+            s_u += _cell(c - n * refs[k + j], use_u) * inv_refs[k + j]
+            s_z += _cell(c - n * refs[2 * k + j], use_z) * inv_refs[2 * k + j]
+            s_b += _cell(c - n * refs[3 * k + j], use_b) * inv_refs[3 * k + j]
         inv_n = 1.0 / n
-        s = _row_chi2(counts, base, k, n, r_m, i_m, yates)
+        root = math.sqrt(n)
+        scale = 1000.0 / (root * n)
+        s = s_m * inv_n
         chi2[i] = s
-        test[i] = s / root * 1000.0
+        test[i] = s_m * scale
         effect[i] = math.sqrt(s * inv_n)
         pval[i] = _chi2_sf(s, df)
-        tapl_[i] = _row_chi2(counts, base, k, n, r_u, i_u, yates) / root * 1000.0
-        tazd_[i] = _row_chi2(counts, base, k, n, r_z, i_z, yates) / root * 1000.0
-        takbe_[i] = _row_chi2(counts, base, k, n, r_b, i_b, yates) / root * 1000.0
+        tapl_[i] = s_u * scale
+        tazd_[i] = s_z * scale
+        takbe_[i] = s_b * scale
         tstar[i] = root * (mu_s - 1.0 - sm * inv_n) / sigma_s * 1000.0
         ci[i] = sp * inv_n * scale_ci
 
@@ -360,6 +396,45 @@ def _points_kernel(points, games, ci, cap, out_pprg, out_gpg):
             out_gpg[i] = np.nan
 
 
+@kernel
+def _pga_pairs_kernel(starts, player, watchers, empty, m, key, joined, w_before, e_before):
+    """For every game (rows sorted by game then seat; ``starts`` = segment starts plus
+    the end) and every two seated players i before j, write two records: (x=i, y=j)
+    joined after x, and (x=j, y=i) sat before x with x's watchers and empty seats."""
+    r = 0
+    for g in range(starts.shape[0] - 1):
+        a = starts[g]
+        b = starts[g + 1]
+        for i in range(a, b):
+            for j in range(i + 1, b):
+                key[r] = player[i] * m + player[j]
+                joined[r] = 1.0
+                w_before[r] = 0.0
+                e_before[r] = 0.0
+                r += 1
+                key[r] = player[j] * m + player[i]
+                joined[r] = 0.0
+                w_before[r] = watchers[j]
+                e_before[r] = empty[j]
+                r += 1
+
+
+@kernel
+def _pga_stats_kernel(n, joins, wsum, esum, p_watch, expected, ppc, pval):
+    """PPC = f sqrt(w n / (p e)) with f = J/n, w = wsum/n, e = esum/n; Poisson mean
+    p n e / w; p-value P(X >= J)."""
+    for i in range(n.shape[0]):
+        if n[i] <= 0.0 or esum[i] <= 0.0:
+            expected[i] = np.nan if n[i] <= 0.0 else 0.0
+            ppc[i] = np.nan
+            pval[i] = np.nan
+            continue
+        lam = p_watch * n[i] * esum[i] / wsum[i]
+        expected[i] = lam
+        ppc[i] = joins[i] / n[i] * math.sqrt(wsum[i] * n[i] / (p_watch * esum[i]))
+        pval[i] = 1.0 if joins[i] <= 0.0 else _gammp(joins[i], lam)
+
+
 # ----------------------------------------------------------------------------------
 # validation helpers
 
@@ -384,15 +459,15 @@ def _as_counts(counts: Any, name: str = "counts") -> tuple[np.ndarray, bool]:
         bad = ~np.isfinite(out)
         if bad.any():
             i, j = np.argwhere(bad)[0]
-            raise InputError(f"'{name}' must be finite; found {out[i, j].item()!r} at player row "
-                             f"{i + 1}, place {j + 1}")
+            raise InputError(f"'{name}' must be finite; found {out[i, j].item()!r} at "
+                             f"player row {i + 1}, place {j + 1}")
     else:
         raise InputTypeError(f"'{name}' must hold numbers; got dtype {arr.dtype}")
     neg = out < 0
     if neg.any():
         i, j = np.argwhere(neg)[0]
-        raise InputError(f"'{name}' must be non-negative; found {out[i, j].item()!r} at player row "
-                         f"{i + 1}, place {j + 1}")
+        raise InputError(f"'{name}' must be non-negative; found {out[i, j].item()!r} at "
+                         f"player row {i + 1}, place {j + 1}")
     return out, single
 
 
@@ -430,7 +505,8 @@ def reference_profile(reference: Any = None, k: int = 7) -> np.ndarray:
     if not np.isfinite(prof).all() or (prof <= 0).any():
         j = int(np.argmax(~np.isfinite(prof) | (prof <= 0)))
         raise InputError(f"'reference' must be positive at every place (an expected count "
-                         f"of 0 makes chi-square infinite); found {prof[j].item()!r} at place {j + 1}")
+                         f"of 0 makes chi-square infinite); found {prof[j].item()!r} at "
+                         f"place {j + 1}")
     total = float(prof.sum())
     if abs(total - 1.0) > 0.01 and abs(total - 100.0) > 1.0:
         warnings.warn(f"reference profile sums to {total:g}, not 1 or 100; normalised to "
@@ -852,3 +928,120 @@ def placement_stats(counts: Any, *, reference: Any = None, yates: bool | str = F
         cols["qooa"] = q
         cols["tapl_qooa"] = cols["tapl"] * q
     return cols
+
+
+def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
+        p_watch: float = 1.0, threshold: float = 3.0,
+        min_games: int = 20) -> dict[str, np.ndarray]:
+    """Pre-game affiliate detection (essay §viii): the passive participation coefficient
+    of every ordered pair of players who ever sat at one table.
+
+    Input: a seating log, one row per player per game, with ``seat`` the order in which
+    he sat down (1 = first), ``watchers`` the number of players watching when he sat
+    down (> 0) and ``capacity`` the table size (a number or one per row); the empty
+    seats left when he sat down are ``capacity - seat``.
+
+    For x and y, over the n games x sat down in without y already seated, with J of them
+    joined later by y, w and e the mean watchers and empty seats when x sat down and
+    ``p_watch`` the probability that y was watching: ``PPC = (J/n) sqrt(w n / (p e))``
+    (= J / sqrt(lambda) with lambda = p n e / w, the expected number of joins);
+    ``PPC >= threshold`` (3) over at least ``min_games`` (20, the essay's "at least
+    twenty") flags an affiliation. x's APC with y is y's PPC with x.
+    The p-value is the Poisson probability of at least J joins given lambda.
+
+    Returns columns ``x, y, games, joins, expected, ppc, apc, p_value, flagged`` for
+    every ordered pair that shared a table, sorted by x then y (first appearance).
+    Pairs whose e is 0 (x always took the last seat) have NaN PPC."""
+    g = as_1d(game, "game")
+    pl = as_1d(players, "player")
+    rows = pl.shape[0]
+    for name, arr in (("game", g), ("seat", as_1d(seat, "seat")),
+                      ("watchers", as_1d(watchers, "watchers"))):
+        if arr.shape[0] != rows:
+            raise InputError(f"column '{name}' must have one value per row ({rows}); got "
+                             f"{arr.shape[0]}")
+    st = as_float64(seat, "seat")
+    wt = as_float64(watchers, "watchers")
+    cap = np.broadcast_to(np.asarray(capacity, dtype=np.float64), (rows,)).copy() \
+        if np.ndim(capacity) == 0 else as_float64(capacity, "capacity")
+    if cap.shape[0] != rows:
+        raise InputError(f"column 'capacity' must have one value per row ({rows}); got "
+                         f"{cap.shape[0]}")
+    p = check_number("pga", "p_watch", p_watch, lo=0, hi=1, lo_open=True)
+    check_number("pga", "threshold", threshold)
+    check_number("pga", "min_games", min_games, lo=0, integer=True)
+    bad = (st < 1) | (st != np.round(st)) | (st > cap)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise fail_at("seat", f"must be a whole number 1..capacity ({cap[i]:g})", st, i)
+    bad = wt <= 0
+    if bad.any():
+        raise fail_at("watchers", "must be positive", wt, int(np.argmax(bad)))
+    index, (ids,) = PlayerIndex.intern(pl)
+    m = len(index)
+    _, gid = np.unique(g, return_inverse=True)
+    gid = gid.astype(np.int64).reshape(-1)
+    seat_i = st.astype(np.int64)
+    order = np.lexsort((seat_i, gid))
+    go, so, po = gid[order], seat_i[order], ids[order]
+    same = go[1:] == go[:-1]
+    for what, col, vals in (("seat", so, st), ("player", po, pl)):
+        if what == "player":
+            o2 = np.lexsort((po, go))
+            dup = (go[o2][1:] == go[o2][:-1]) & (po[o2][1:] == po[o2][:-1])
+            if dup.any():
+                raise fail_at("player", "must not repeat a player within a game", vals,
+                              int(order[o2[1:][np.argmax(dup)]]))
+        else:
+            dup = same & (col[1:] == col[:-1])
+            if dup.any():
+                raise fail_at("seat", "must not repeat within a game", vals,
+                              int(order[1:][np.argmax(dup)]))
+    empty = cap - st
+    starts = np.flatnonzero(np.r_[True, ~same, True]).astype(np.int64)
+    sizes = np.diff(starts)
+    n_rec = int((sizes * (sizes - 1)).sum())
+    key = np.empty(n_rec, np.int64)
+    joined = np.empty(n_rec)
+    w_before = np.empty(n_rec)
+    e_before = np.empty(n_rec)
+    _pga_pairs_kernel(starts, require(po, np.int64), require(wt[order], np.float64),
+                      require(empty[order], np.float64), m, key, joined, w_before, e_before)
+    ukey, inv = np.unique(key, return_inverse=True)
+    inv = inv.reshape(-1)
+    x = ukey // m
+    y = ukey % m
+    n_x = np.bincount(ids, minlength=m).astype(np.float64)
+    w_x = np.bincount(ids, weights=wt, minlength=m)
+    e_x = np.bincount(ids, weights=empty, minlength=m)
+    k_pairs = ukey.shape[0]
+    joins = np.bincount(inv, weights=joined, minlength=k_pairs)
+    before = np.bincount(inv, weights=1.0 - joined, minlength=k_pairs)
+    n = n_x[x] - before
+    wsum = w_x[x] - np.bincount(inv, weights=w_before, minlength=k_pairs)
+    esum = e_x[x] - np.bincount(inv, weights=e_before, minlength=k_pairs)
+    expected = np.empty(k_pairs)
+    ppc = np.empty(k_pairs)
+    pval = np.empty(k_pairs)
+    _pga_stats_kernel(require(n, np.float64), require(joins, np.float64),
+                      require(wsum, np.float64), require(esum, np.float64), p, expected, ppc,
+                      pval)
+    apc = ppc[np.searchsorted(ukey, y * m + x)] if k_pairs else ppc.copy()
+    names = index.names
+    return {"x": names[x], "y": names[y], "games": n.astype(np.int64),
+            "joins": joins.astype(np.int64), "expected": expected, "ppc": ppc, "apc": apc,
+            "p_value": pval, "flagged": (ppc >= threshold) & (n >= min_games)}
+
+
+def _warmup() -> None:
+    """Run every kernel once on tiny input (int and float counts) for ``fastrate warmup``."""
+    for dtype in (np.int64, np.float64):
+        counts = np.array([[3, 1, 0, 2, 1, 0, 1], [0, 0, 0, 0, 0, 0, 0]], dtype=dtype)
+        placement_stats(counts, points=[10.0, 0.0])
+        chi_square(counts)
+        tazd_star(counts)
+        convolution_integral(counts)
+        standings_from_counts(counts)
+    p_value([1.0, 2.0], 3)
+    standings([1, 1], ["a", "b"], [1, 2])
+    pga([1, 1], ["a", "b"], [1, 2], [5, 5])

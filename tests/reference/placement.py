@@ -110,3 +110,44 @@ def standings(rows):
     total = {pl: behind[pl] + 0.5 * (most - played[pl]) for pl in played}
     leader = min(total.values())
     return {pl: t - leader for pl, t in total.items()}
+
+
+def pga(rows, capacity=7, p_watch=1.0):
+    """rows: (game, player, seat, watchers). Returns {(x, y): (n, joins, expected, ppc,
+    p_value)} for every ordered pair that shared a table, straight from the essay: over
+    x's games without y seated before him, f = joins / n, w and e the mean watchers and
+    empty seats when x sat down, PPC = f sqrt(w n / (p e))."""
+    games = {}
+    for game, player, seat, watchers in rows:
+        games.setdefault(game, {})[player] = (seat, watchers)
+    pairs = set()
+    for table in games.values():
+        for x in table:
+            for y in table:
+                if x != y:
+                    pairs.add((x, y))
+    out = {}
+    for x, y in pairs:
+        n = joins = 0
+        w = e = 0.0
+        for table in games.values():
+            if x not in table:
+                continue
+            seat_x, watchers_x = table[x]
+            if y in table and table[y][0] < seat_x:
+                continue
+            n += 1
+            w += watchers_x
+            e += capacity - seat_x
+            if y in table:
+                joins += 1
+        if n == 0 or e == 0:
+            out[(x, y)] = (n, joins, NAN, NAN, NAN)
+            continue
+        f = joins / n
+        w_mean, e_mean = w / n, e / n
+        ppc = f * math.sqrt(w_mean * n / (p_watch * e_mean))
+        lam = p_watch * n * e_mean / w_mean
+        below = math.fsum(math.exp(-lam) * lam ** i / math.factorial(i) for i in range(joins))
+        out[(x, y)] = (n, joins, lam, ppc, 1.0 - below)
+    return out

@@ -1,0 +1,1 @@
+"""Duplicate bridge: contract scoring and board comparisons (SPEC §3)."""
