@@ -43,6 +43,7 @@ _SUBMODULES = {
     "metrics": "fastrate.metrics",
     "backgammon": "fastrate.stats.backgammon",
     "placement": "fastrate.stats.placement",
+    "bridge": "fastrate.bridge",
 }
 
 __all__ = sorted([*_LAZY, *_SUBMODULES, "__version__"])

@@ -51,4 +51,14 @@ def run(verbose: bool = False) -> list[str]:
     done.append("placement")
     if verbose:
         print("compiled placement")
+    from fastrate.bridge import contract, scoring
+
+    contract.score_contract("4HX=", True)
+    offsets, ns = np.array([0, 3]), np.array([420.0, 450.0, -50.0])
+    scoring.cross_imps(offsets, ns)
+    scoring.butler_imps(offsets, ns)
+    scoring.matchpoints(offsets, ns)
+    done.append("bridge")
+    if verbose:
+        print("compiled bridge")
     return done

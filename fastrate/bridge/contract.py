@@ -153,7 +153,7 @@ def contract_score(level: Any, strain: Any, doubled: Any, result: Any, vulnerabl
     the defenders.
 
     >>> contract_score([4, 3], ["H", "NT"], [0, 0], [0, 2], [False, True]).tolist()
-    [450, 660]
+    [420, 660]
     """
     lv = _ints(np.atleast_1d(as_1d(np.atleast_1d(level), "level")), "level", 0, 7)
     st = _codes(np.atleast_1d(strain), "strain", _STRAIN_CODE, 5)

@@ -250,8 +250,9 @@ def warmup_command(verbose: bool) -> None:
 
 def register(group: click.Group) -> None:
     from fastrate.cli.backgammon import backgammon_group
+    from fastrate.cli.bridge import bridge_group
     from fastrate.cli.placement import placement_group
 
-    for cmd in (rate_command, evaluate_command, warmup_command, backgammon_group,
-                placement_group):
+    for cmd in (rate_command, evaluate_command, warmup_command, bridge_group,
+                placement_group, backgammon_group):
         group.add_command(cmd)

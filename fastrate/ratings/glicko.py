@@ -112,7 +112,7 @@ class GlickoConfig:
 # Per-player working records: one 64-byte row (a cache line) per player holds all a
 # game and the period updates need, so a game touches two cache lines of player data.
 # Columns of Glicko's ``rec``:
-_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _GAMES, _LAST = 0, 1, 2, 3, 4, 5, 6, 7
+_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _LAST = 0, 1, 2, 3, 4, 5, 7
 #: games per block of the kernels' gather / compute / scatter loop
 BLOCK = 64
 #: period numbers are kept as float64 inside the kernels, exact below this magnitude
@@ -146,15 +146,10 @@ def last_as_float(games: Games, state: PlayerState) -> np.ndarray:
     return np.where(never, math.nan, last.astype(np.float64))
 
 
-def store_results(games: Games, state: PlayerState, rec: np.ndarray, stamp: int,
-                  games_col: int, last_col: int) -> np.ndarray:
-    """Copy games played and last period of the players who played back into ``state``;
-    return the mask of those players."""
-    played = rec[:, stamp] >= 0.0
-    state.games_played[played] = rec[played, games_col].astype(np.int64)
-    if games.period is not None:
-        state.last_period[played] = rec[played, last_col].astype(np.int64)
-    return played
+def games_played_in(games: Games, n: int) -> np.ndarray:
+    """Games played by each of ``n`` players in ``games``."""
+    return (np.bincount(games.white, minlength=n) + np.bincount(games.black, minlength=n)
+            ).astype(np.int64)
 
 
 @inline_kernel
@@ -179,7 +174,7 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
     ``period[starts[k]]`` is the absolute number of period ``k``. ``rec`` (n_players x 8
     float64) holds per player the stamp of the last period he played in (-1 before),
     his rating, ``q g(RD)`` and ``RD^2`` as of the onset of the period, the sums
-    ``1/d^2`` and ``q sum g (s - E)``, his games played and his last period (NaN: none).
+    ``1/d^2`` and ``q sum g (s - E)`` and his last period (NaN: none).
     ``touched`` (n_players + 1: the branch-free listing writes one past the last
     player) and ``buf`` (block x 8) are scratch. Each period costs
     O(games in it). Updates ``rec``, writes ``pred``.
@@ -239,10 +234,8 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
                 j = i - s0
                 rec[a, _DSUM] += buf[j, 4]
                 rec[a, _RSUM] += buf[j, 5]
-                rec[a, _GAMES] += 1.0
                 rec[b, _DSUM] += buf[j, 6]
                 rec[b, _RSUM] += buf[j, 7]
-                rec[b, _GAMES] += 1.0
         # step 2 for everyone who played
         for t in range(nt):
             x = touched[t]
@@ -347,14 +340,16 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     rec[:, _STAMP] = -1.0
     rec[:, _RATING] = state.rating
     rec[:, _RD2] = state.rd * state.rd
-    rec[:, _GAMES] = state.games_played
     # without periods there is no time scale: no growth, and last_period is left alone
     rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko_kernel(games.white, games.black, games.score, period, starts, rec, Q,
                    float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
                    np.empty(n + 1, dtype=np.int64), np.empty((BLOCK, 8)), pred)
-    played = store_results(games, state, rec, _STAMP, _GAMES, _LAST)
+    played = rec[:, _STAMP] >= 0.0
+    state.games_played += games_played_in(games, n)
+    if games.period is not None:
+        state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
     return Ratings(system="glicko", players=state.players, rating=state.rating,

@@ -52,7 +52,7 @@ from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConvergenceWarning, InputError
 from fastrate.ratings._common import period_starts
-from fastrate.ratings.glicko import BLOCK, last_as_float, records
+from fastrate.ratings.glicko import BLOCK, games_played_in, last_as_float, records
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
 
@@ -164,8 +164,8 @@ def _onset(rec, x, p, k3):
 
 
 @kernel
-def _glicko2_kernel(white, black, score, period, starts, rec, games_played, failed, tau,
-                    epsilon, max_iterations, touched, buf, pred):
+def _glicko2_kernel(white, black, score, period, starts, rec, failed, tau, epsilon,
+                    max_iterations, touched, buf, pred):
     """Glicko-2 over all rating periods, on the Glicko-2 scale.
 
     ``starts`` holds the first game index of every period plus ``n``; ``period[starts[k]]``
@@ -173,7 +173,7 @@ def _glicko2_kernel(white, black, score, period, starts, rec, games_played, fail
     player the stamp of the last period he played in (-1 before), ``mu``, ``g(phi)``
     and ``phi^2`` as of the onset of the period, the sums ``1/v`` and
     ``sum g (s - E)``, his volatility and his last period (NaN: none).
-    ``games_played`` is updated in place; ``failed[x]`` is set to 2 when player x's
+    ``failed[x]`` is set to 2 when player x's
     volatility solve did not converge and to 0 when it did. ``touched``
     (n_players + 1) and ``buf`` (block x 8) are scratch. Each period costs O(games in
     it). The game loop is blocked as in fastrate.ratings.glicko._glicko_kernel.
@@ -194,12 +194,10 @@ def _glicko2_kernel(white, black, score, period, starts, rec, games_played, fail
             touched[nt] = a
             nt += rec[a, _STAMP] != k
             rec[a, _STAMP] = k
-            games_played[a] += 1
             b = black[i]
             touched[nt] = b
             nt += rec[b, _STAMP] != k
             rec[b, _STAMP] = k
-            games_played[b] += 1
         for t in range(nt):
             _onset(rec, touched[t], p, k3)
         for s0 in range(lo, hi, block):
@@ -361,10 +359,11 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko2_kernel(games.white, games.black, games.score, period, starts, rec,
-                    state.games_played, failed, float(config.tau), float(config.epsilon),
+                    failed, float(config.tau), float(config.epsilon),
                     int(config.max_iterations), np.empty(n + 1, dtype=np.int64),
                     np.empty((BLOCK, 8)), pred)
     played = rec[:, _STAMP] >= 0.0
+    state.games_played += games_played_in(games, n)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = 1500.0 + scale * rec[played, _MU]
