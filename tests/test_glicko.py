@@ -297,6 +297,27 @@ def test_inactivity_growth_and_cap():
         cfg, rd=np.array([60.0, 90.0]), last_period=np.array([2, 5])), 7), [rd_a, rd_b])
 
 
+def test_games_without_periods_after_a_run_with_periods():
+    # no periods: one period, no RD growth, last_period passed through from initial
+    init = {"player": ["a", "b", "c"], "rating": [1600.0, 1450.0, 1500.0],
+            "rd": [60.0, 90.0, 70.0], "last_period": [2, 5, 4]}
+    r = glicko.rate(Games.from_arrays(["a"], ["b"], [0.5]), initial=init)
+    np.testing.assert_array_equal(r.last_period, [2, 5, 4])
+    fresh = glicko.rate(Games.from_arrays(["a"], ["b"], [0.5]),
+                        initial={k: v for k, v in init.items() if k != "last_period"})
+    np.testing.assert_array_equal(r.rating, fresh.rating)
+    np.testing.assert_array_equal(r.rd, fresh.rd)
+
+
+def test_initial_ratings_are_not_mutated():
+    first = glicko.rate(Games.from_arrays(["a", "b"], ["b", "c"], [1.0, 0.0], period=[0, 1]))
+    saved = {k: v.copy() for k, v in first.columns().items()}
+    glicko.rate(Games.from_arrays(["a", "c"], ["c", "d"], [0.5, 1.0], period=[2, 3]),
+                initial=first)
+    for k, v in first.columns().items():
+        np.testing.assert_array_equal(v, saved[k])
+
+
 def test_min_rd_floor():
     games = Games.from_arrays(["a"] * 50, ["b"] * 50, [1.0, 0.0] * 25)
     r = glicko.rate(games, GlickoConfig(min_rd=80.0))
@@ -342,6 +363,18 @@ def test_bad_c_target():
         GlickoConfig.with_c_from_target(periods_to_max=0)
     with pytest.raises(ConfigError, match=r"computes 'c'"):
         GlickoConfig.with_c_from_target(c=5.0)
+
+
+def test_period_numbers_must_fit_a_float():
+    games = Games.from_arrays(["a"], ["b"], [1.0], period=[2**60])
+    with pytest.raises(InputError, match=r"column 'period' must hold period numbers below "
+                                         r"2\*\*53 in magnitude; found 1152921504606846976"):
+        glicko.rate(games)
+    games = Games.from_arrays(["a"], ["b"], [1.0], period=[3])
+    with pytest.raises(InputError, match=r"initial 'last_period' must be below 2\*\*53 in "
+                                         r"magnitude; found -1152921504606846976 for player 'b'"):
+        glicko.rate(games, initial={"player": ["a", "b"], "rating": [1500.0, 1500.0],
+                                    "last_period": [1, -2**60]})
 
 
 def test_bad_arguments():

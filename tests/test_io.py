@@ -442,7 +442,8 @@ def table():
                      "last_period": pa.array([7, 8, None], pa.int64())})
 
 
-@pytest.mark.parametrize("name", ["out.csv", "out.parquet", "out.json", "out.csv.gz"])
+@pytest.mark.parametrize("name", ["out.csv", "out.parquet", "out.json", "out.csv.gz",
+                                  "out.csv.zst", "out.json.gz"])
 def test_write_round_trip(tmp_path, table, name):
     path = tmp_path / name
     write_table(table, path)
@@ -514,6 +515,10 @@ def test_write_to_a_missing_folder(tmp_path, table):
         write_table(table, tmp_path / "nowhere" / "out.csv")
     with pytest.raises(InputError, match="cannot tell the format of .*out.txt2"):
         write_table(table, tmp_path / "out.txt2")
+    with pytest.raises(InputError, match="Parquet is compressed inside the file; name it "
+                       ".parquet"):
+        write_table(table, tmp_path / "out.parquet.gz")
+    assert os.listdir(tmp_path) == []
 
 
 # ----------------------------------------------------------------------------------

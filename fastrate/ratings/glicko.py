@@ -112,33 +112,34 @@ class GlickoConfig:
 # Per-player working records: one 64-byte row (a cache line) per player holds all a
 # game and the period updates need, so a game touches two cache lines of player data.
 # Columns of Glicko's ``rec``:
+# (column 6 is unused: it keeps a row at 64 bytes)
 _STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _LAST = 0, 1, 2, 3, 4, 5, 7
 #: games per block of the kernels' gather / compute / scatter loop
-BLOCK = 64
+_BLOCK = 64
 #: period numbers are kept as float64 inside the kernels, exact below this magnitude
-MAX_PERIOD = 2**53
+_MAX_PERIOD = 2**53
 
 
-def records(n: int, width: int = 8) -> np.ndarray:
+def _records(n: int, width: int = 8) -> np.ndarray:
     """A zeroed ``(n, width)`` float64 array whose rows start on 64-byte boundaries."""
     buf = np.zeros(n * width + 8, dtype=np.float64)
     skip = (-buf.ctypes.data % 64) // 8
     return buf[skip:skip + n * width].reshape(n, width)
 
 
-def last_as_float(games: Games, state: PlayerState) -> np.ndarray:
+def _last_as_float(games: Games, state: PlayerState) -> np.ndarray:
     """Every player's last period as float64 for a kernel (NaN: never played, and for
     everyone when the games have no periods), after checking period numbers fit."""
     n = len(state.players)
     if games.period is None:
         return np.full(n, math.nan)
     lo, hi = int(games.period[0]), int(games.period[-1])
-    if max(-lo, hi) >= MAX_PERIOD:
+    if max(-lo, hi) >= _MAX_PERIOD:
         raise InputError(f"column 'period' must hold period numbers below 2**53 in magnitude; "
-                         f"found {lo if -lo >= MAX_PERIOD else hi}")
+                         f"found {lo if -lo >= _MAX_PERIOD else hi}")
     last = state.last_period
     never = last == PlayerState.NO_PERIOD
-    big = ~never & (np.abs(last) >= MAX_PERIOD)
+    big = ~never & (np.abs(last) >= _MAX_PERIOD)
     if big.any():
         i = int(np.argmax(big))
         raise InputError(f"initial 'last_period' must be below 2**53 in magnitude; found "
@@ -146,7 +147,7 @@ def last_as_float(games: Games, state: PlayerState) -> np.ndarray:
     return np.where(never, math.nan, last.astype(np.float64))
 
 
-def games_played_in(games: Games, n: int) -> np.ndarray:
+def _games_played_in(games: Games, n: int) -> np.ndarray:
     """Games played by each of ``n`` players in ``games``."""
     return (np.bincount(games.white, minlength=n) + np.bincount(games.black, minlength=n)
             ).astype(np.int64)
@@ -227,7 +228,8 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
                 buf[j, 6] = ga * ga * e_ba * (1.0 - e_ba)
                 buf[j, 7] = ga * ((1.0 - s) - e_ba)
                 # Glickman's prediction: g of the combined deviation sqrt(RD_a^2 + RD_b^2)
-                pred[s0 + j] = 1.0 / (1.0 + math.exp(-q * diff / math.sqrt(1.0 + k3 * buf[j, 3])))
+                pred[s0 + j] = 1.0 / (1.0 + math.exp(
+                    -q * diff / math.sqrt(1.0 + k3 * buf[j, 3])))
             for i in range(s0, s1):
                 a = white[i]
                 b = black[i]
@@ -336,18 +338,18 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
-    rec = records(n)
+    rec = _records(n)
     rec[:, _STAMP] = -1.0
     rec[:, _RATING] = state.rating
     rec[:, _RD2] = state.rd * state.rd
     # without periods there is no time scale: no growth, and last_period is left alone
-    rec[:, _LAST] = last_as_float(games, state)
+    rec[:, _LAST] = _last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko_kernel(games.white, games.black, games.score, period, starts, rec, Q,
                    float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
-                   np.empty(n + 1, dtype=np.int64), np.empty((BLOCK, 8)), pred)
+                   np.empty(n + 1, dtype=np.int64), np.empty((_BLOCK, 8)), pred)
     played = rec[:, _STAMP] >= 0.0
-    state.games_played += games_played_in(games, n)
+    state.games_played += _games_played_in(games, n)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = rec[played, _RATING]

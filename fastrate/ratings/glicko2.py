@@ -52,7 +52,7 @@ from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConvergenceWarning, InputError
 from fastrate.ratings._common import period_starts
-from fastrate.ratings.glicko import BLOCK, games_played_in, last_as_float, records
+from fastrate.ratings.glicko import _BLOCK, _games_played_in, _last_as_float, _records
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
 
@@ -102,48 +102,54 @@ def _f(x, ex, a, d, w0, inv_tau2):
 @inline_kernel
 def _volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
     """Glickman's step 5 (the Illinois algorithm of the 2013+ paper); returns
-    ``(sigma', converged)``.
+    ``(sigma'^2, converged)``.
 
     The same steps as the paper, with exponentials the algorithm already knows not
     recomputed: ``e^A = sigma^2`` at the start; ``e^B = Delta^2 - phi^2 - v`` when ``B`` is
     its log (so the first term of ``f(B)`` vanishes); ``e^(a - k tau)`` by repeated
-    multiplication with ``exp_mtau = e^-tau``; ``f(B)`` of the bracket search is reused.
+    multiplication with ``exp_mtau = e^-tau``; ``f(B)`` of the bracket search is reused;
+    the result ``sigma'^2 = e^A`` is the ``e^x`` computed for the final ``A``.
     """
     s2 = sigma * sigma
     a = math.log(s2)
     d = delta * delta - phi2 - v
     w0 = phi2 + v
     big_a = a
+    ex_a = s2
     f_a = _f(a, s2, a, d, w0, inv_tau2)
     if d > 0.0:
         big_b = math.log(d)
+        ex_b = d
         f_b = -(big_b - a) * inv_tau2
     else:
         k = 1.0
-        ex = s2 * exp_mtau
-        f_b = _f(a - tau, ex, a, d, w0, inv_tau2)
+        ex_b = s2 * exp_mtau
+        f_b = _f(a - tau, ex_b, a, d, w0, inv_tau2)
         while f_b < 0.0:
             k += 1.0
-            ex *= exp_mtau
-            f_b = _f(a - k * tau, ex, a, d, w0, inv_tau2)
+            ex_b *= exp_mtau
+            f_b = _f(a - k * tau, ex_b, a, d, w0, inv_tau2)
         big_b = a - k * tau
     it = 0
     while abs(big_b - big_a) > epsilon:
         if it >= max_iterations:
             # not converged: keep the newest iterate (the paper's A is the bracket end
             # kept for the sign change, which may still be far from the root)
-            return math.exp(big_b / 2.0), False
+            return ex_b, False
         it += 1
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
-        f_c = _f(big_c, math.exp(big_c), a, d, w0, inv_tau2)
+        ex_c = math.exp(big_c)
+        f_c = _f(big_c, ex_c, a, d, w0, inv_tau2)
         if f_c * f_b <= 0.0:
             big_a = big_b
+            ex_a = ex_b
             f_a = f_b
         else:
             f_a = f_a / 2.0
         big_b = big_c
+        ex_b = ex_c
         f_b = f_c
-    return math.exp(big_a / 2.0), True
+    return ex_a, True
 
 
 # Per-player working records, one 64-byte row (a cache line) per player; columns:
@@ -250,9 +256,10 @@ def _glicko2_kernel(white, black, score, period, starts, rec, failed, tau, epsil
                 ok = True
                 if vsum > 0.0:
                     v = 1.0 / vsum
-                    sigma, ok = _volatility(sigma, phi2, v, v * dsum, tau, inv_tau2, exp_mtau,
-                                            epsilon, max_iterations)
-                    new_phi2 = 1.0 / (1.0 / (phi2 + sigma * sigma) + vsum)
+                    s2, ok = _volatility(sigma, phi2, v, v * dsum, tau, inv_tau2, exp_mtau,
+                                         epsilon, max_iterations)
+                    sigma = math.sqrt(s2)
+                    new_phi2 = 1.0 / (1.0 / (phi2 + s2) + vsum)
                 else:
                     # expected scores of exactly 0 or 1 (v infinite): no information on
                     # the volatility; the limit of steps 6-8 as v -> inf with sigma kept
@@ -350,20 +357,20 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     period = games.period_or_zero()
     starts = period_starts(period)
     scale = float(config.scale)
-    rec = records(n)
+    rec = _records(n)
     rec[:, _STAMP] = -1.0
     rec[:, _MU] = (state.rating - 1500.0) / scale
     rec[:, _PHI2] = (state.rd / scale) ** 2
     rec[:, _VOL] = state.volatility
     # without periods there is no time scale: no growth, and last_period is left alone
-    rec[:, _LAST] = last_as_float(games, state)
+    rec[:, _LAST] = _last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko2_kernel(games.white, games.black, games.score, period, starts, rec,
                     failed, float(config.tau), float(config.epsilon),
                     int(config.max_iterations), np.empty(n + 1, dtype=np.int64),
-                    np.empty((BLOCK, 8)), pred)
+                    np.empty((_BLOCK, 8)), pred)
     played = rec[:, _STAMP] >= 0.0
-    state.games_played += games_played_in(games, n)
+    state.games_played += _games_played_in(games, n)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = 1500.0 + scale * rec[played, _MU]
