@@ -10,7 +10,7 @@ Error messages follow one template (what, requirement, found, where, fix), e.g.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,8 @@ class Source:
     first_line: int = 0
     #: (argument, file column) pairs, so errors name the file's column ('result', not 'score')
     columns: tuple[tuple[str, str], ...] = ()
+    #: original row of each kept row, when rows were dropped before building (else None)
+    rows: Any = field(default=None, compare=False)
 
     def column(self, name: str) -> str:
         """The name to show for the column passed as argument ``name``."""
@@ -37,6 +39,8 @@ class Source:
 
     def where(self, index: int) -> str:
         """Describe 0-based data row ``index`` as ``row N (line L of FILE)``."""
+        if self.rows is not None:
+            index = int(self.rows[index])
         text = f"row {index + 1}"
         if self.name is not None:
             if self.first_line > 0:

@@ -8,6 +8,7 @@ once into a :class:`PlayerIndex`; results come back under the input's names.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -344,6 +345,8 @@ class Games:
     neutral: np.ndarray | None = None
     order: np.ndarray | None = None
     source: Source = field(default=NO_SOURCE, repr=False)
+    #: rows left out while reading: (reason, count, first row) triples
+    dropped: tuple[tuple[str, int, str], ...] = ()
 
     # -- construction -------------------------------------------------------------
 
@@ -383,7 +386,8 @@ class Games:
         if same.any():
             i = int(np.argmax(same))
             raise InputError(f"a player cannot play himself: {_fmt(index[wi[i]])} is both "
-                             f"players at {src.where(i)}; drop those rows")
+                             f"players at {src.where(i)}; drop those rows "
+                             "(read_games(..., drop_self_play=True) or --drop-self-play)")
         s = as_float64(score, "score", src)
         check_length(s, "score", n)
         check_range(s, "score", 0.0, 1.0, src)
@@ -485,11 +489,8 @@ class Games:
 
     def with_players(self, index: PlayerIndex, mapping: np.ndarray) -> Games:
         """The same games re-expressed in a larger player index (``mapping[old] = new``)."""
-        return Games(white=require(mapping[self.white], np.int64),
-                     black=require(mapping[self.black], np.int64), score=self.score,
-                     players=index, time=self.time, period=self.period,
-                     period_labels=self.period_labels, weight=self.weight, margin=self.margin,
-                     neutral=self.neutral, order=self.order, source=self.source)
+        return dataclasses.replace(self, white=require(mapping[self.white], np.int64),
+                                   black=require(mapping[self.black], np.int64), players=index)
 
 
 def _ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarray:

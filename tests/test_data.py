@@ -239,7 +239,8 @@ def test_missing_name_error_names_the_file_line():
 
 def test_player_cannot_play_himself():
     with pytest.raises(InputError, match=r"^a player cannot play himself: 'bob' is both players "
-                       r"at row 2; drop those rows$"):
+                       r"at row 2; drop those rows \(read_games\(\.\.\., "
+                       r"drop_self_play=True\) or --drop-self-play\)$"):
         Games.from_arrays(["ann", "bob"], ["bob", "bob"], [1, 0])
     with pytest.raises(InputError, match="a player cannot play himself: 7 is both players at row 1"):
         Games.from_arrays([7, 8], [7, 9], [1, 0])

@@ -672,3 +672,29 @@ def test_numpy_to_arrow_fallbacks():
     x = np.array(["2024-01-01", "NaT"], dtype="M8[ns]")
     assert numpy_to_arrow(x).to_pylist()[1] is None
     assert numpy_to_arrow(np.array(["2024-01-01"], dtype="M8[D]")).type == pa.date32()
+
+
+def test_drop_self_play_counts_rows_and_keeps_original_row_numbers(tmp_path):
+    src = tmp_path / "games.csv"
+    src.write_text("white,black,score\na,b,1\nc,c,1\nd,d,0\na,c,2\n")
+    with pytest.raises(InputError, match=r"cannot play himself: 'c' .* row 2 \(line 3"):
+        read_games(src)
+    # dropped rows are reported, and later errors still name the original line
+    with pytest.raises(InputError, match=r"found 2\.0 at row 4 \(line 5 of games\.csv\)"):
+        read_games(src, drop_self_play=True)
+    src.write_text("white,black,score\na,b,1\nc,c,1\nd,d,0\na,c,0.5\n")
+    games = read_games(src, drop_self_play=True)
+    assert games.n_games == 2
+    assert games.dropped == (("a player plays himself", 2, "row 2 (line 3 of games.csv)"),)
+
+
+def test_cli_drop_self_play_reports_skipped_rows(tmp_path):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    src = tmp_path / "games.csv"
+    src.write_text("white,black,score\na,b,1\nc,c,1\na,c,0.5\n")
+    result = CliRunner().invoke(main, ["rate", str(src), "--drop-self-play"])
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 row where a player plays himself (first at row 2 (line 3" in result.stderr

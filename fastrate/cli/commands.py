@@ -56,7 +56,11 @@ def _load_games(file: str | None, example: str | None, fmt: str | None, columns:
     if file is None:
         raise InputError("no input: give a games FILE (CSV, Parquet or JSON) or --example "
                          "football")
-    return read_games(file, format=fmt, **columns)
+    games = read_games(file, format=fmt, **columns)
+    for reason, count, first in games.dropped:
+        click.echo(f"fastrate: note: skipped {count:,} row{'s' if count != 1 else ''} where "
+                   f"{reason} (first at {first})", err=True)
+    return games
 
 
 def _warn_single_period(games, names) -> None:

@@ -31,6 +31,8 @@ def input_options(fn: Callable) -> Callable:
         click.option("--margin", metavar="COL", help="Column of point margins (default: from "
                      "home/away scores)."),
         click.option("--neutral", metavar="COL", help="Column of neutral-venue flags."),
+        click.option("--drop-self-play", is_flag=True, default=None, help="Skip rows where "
+                     "a player plays himself (counted and reported) instead of refusing them."),
         click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
                      "(default: from its extension)."),
     ]
@@ -43,7 +45,8 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
     """Pop the input options from a command's kwargs into read_games() arguments."""
     names = {"white": "white", "black": "black", "score": "score", "winner": "winner",
              "loser": "loser", "time_col": "time", "time_format": "time_format",
-             "period": "period", "weight": "weight", "margin": "margin", "neutral": "neutral"}
+             "period": "period", "weight": "weight", "margin": "margin", "neutral": "neutral",
+             "drop_self_play": "drop_self_play"}
     out = {}
     for opt, arg in names.items():
         value = kw.pop(opt, None)

@@ -392,6 +392,7 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                      time_format: str | None = None, period: str | float | None = None,
                      weight: str | None = None, margin: str | None = None,
                      neutral: str | None = None, sort: bool = True,
+                     drop_self_play: bool = False,
                      source: str | Source | None = None):
     """Build :class:`fastrate.Games` from a table, recognising common layouts.
 
@@ -404,6 +405,9 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     ``time_format``). ``period`` is a column name (e.g. ``season``) or a length spec
     (``"1w"``, ``"month"``). Recognised names are matched case-insensitively; names
     given explicitly must match exactly (a near miss gets a "did you mean").
+
+    Rows where a player plays himself are refused, or with ``drop_self_play=True``
+    dropped and counted in ``games.dropped`` (errors still name the original rows).
     """
     from fastrate._validate import as_float64
     from fastrate.data import Games
@@ -419,6 +423,21 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     renamed = [(arg, getattr(lay, part)) for arg, part in _ARGUMENTS
                if getattr(lay, part) is not None and getattr(lay, part) != arg]
     src = dataclasses.replace(src, columns=tuple(renamed))
+    dropped: tuple[tuple[str, int, str], ...] = ()
+    if drop_self_play:
+        import pyarrow.compute as pc
+
+        first, second = table.column(lay.first), table.column(lay.second)
+        if first.type != second.type:
+            first, second = pc.cast(first, "string"), pc.cast(second, "string")
+        same = np.asarray(pc.fill_null(pc.equal(first, second), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        if same.any():
+            keep = np.flatnonzero(~same)
+            dropped = (("a player plays himself", int(same.sum()),
+                        src.where(int(np.argmax(same)))),)
+            table = table.take(keep)
+            src = dataclasses.replace(src, rows=keep)
 
     def values(name: str) -> np.ndarray:
         return arrow_to_numpy(table.column(name))
@@ -442,9 +461,10 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     pr: Any = values(lay.period) if lay.period is not None else period
     wt = values(lay.weight) if lay.weight is not None else None
     nt = values(lay.neutral) if lay.neutral is not None else None
-    return Games.from_arrays(table.column(lay.first), table.column(lay.second), s, time=tm,
-                             period=pr, weight=wt, margin=mg, neutral=nt, sort=sort,
-                             source=src)
+    games = Games.from_arrays(table.column(lay.first), table.column(lay.second), s, time=tm,
+                              period=pr, weight=wt, margin=mg, neutral=nt, sort=sort,
+                              source=src)
+    return dataclasses.replace(games, dropped=dropped) if dropped else games
 
 
 def _column_names(path: Path, fmt: str) -> list[str] | None:
@@ -483,7 +503,7 @@ def read_games(path: str | os.PathLike, *, format: str | None = None, **columns:
     wanted = None
     if names is not None:
         layout_options = {k: v for k, v in columns.items()
-                          if k not in ("time_format", "sort", "source")}
+                          if k not in ("time_format", "sort", "source", "drop_self_play")}
         wanted = _layout(names, p.name, **layout_options).columns()
     table = read_table(p, fmt, columns=wanted)
     return games_from_table(table, source=src, **columns)
