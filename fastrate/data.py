@@ -606,6 +606,10 @@ def _initial_columns(initial: Any) -> dict[str, Any]:
         if k in table.column_names:
             col = table.column(k)
             if k == "last_period" and col.null_count:
+                import pyarrow as pa
+
+                if pa.types.is_null(col.type):
+                    col = col.cast(pa.int64())
                 col = col.fill_null(_NO_PERIOD)
             out[k] = arrow_to_numpy(col)
     if "rating" not in out:

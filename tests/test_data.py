@@ -588,3 +588,13 @@ def test_ratings_round_trip_as_initial(ratings):
     assert state.players.names.tolist() == ["ann", "bob", "cid", "dan", "eve"]
     assert state.rating.tolist() == [1500.0, 1620.5, 1500.0, 1390.0, 1500.0]
     assert state.last_period.tolist() == [4, 5, 5, NO_PERIOD, NO_PERIOD]
+
+
+def test_initial_table_with_all_missing_last_period():
+    from fastrate.elo import rate
+
+    games = Games.from_arrays(["a"], ["b"], [1.0], period=[3])
+    r = rate(games, initial={"player": ["a", "b"], "rating": [1600.0, 1400.0],
+                             "last_period": [None, None]})
+    assert r.last_period.tolist() == [3, 3]
+    assert r["a"] > 1600.0

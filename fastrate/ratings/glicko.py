@@ -18,9 +18,9 @@ in ``initial=`` is used as it is (Glickman's worked example starts at RD 200).
 
 **Reported values**: ``rd`` is the RD as of the end of the player's own last rated
 period (``last_period``); the growth for the periods since is applied when he next
-plays. Continuing from a saved result (``initial=previous``) therefore gives exactly
-the same numbers as rating all games at once. To see an RD "as of today", apply
-:func:`inflate_rd`.
+plays. Continuing from a saved result (``initial=previous``) therefore gives the same
+numbers as rating all games at once (to floating-point rounding). For an RD "as of"
+a later period, apply :func:`inflate_rd`.
 
 **Predictions**: for every game, the first player's expected score before the period,
 using Glickman's formula for predicting a game between two players, which combines
@@ -323,9 +323,11 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     ``name -> rating`` or a table with ``player`` and any of ``rating``, ``rd``,
     ``games_played``, ``last_period``; see :meth:`fastrate.data.PlayerState.resolve`).
     Games without a period form one rating period with no RD growth before it;
-    ``last_period`` is then not reported (or passed through from ``initial``). The returned ``rd`` is as of each player's last rated period (growth for
-    inactivity is applied when he next plays), so ``rate(second_half,
-    initial=rate(first_half))`` equals ``rate(all_games)`` when split between periods.
+    ``last_period`` is then not reported (or passed through from ``initial``). The
+    returned ``rd`` is as of each player's last rated period (growth for inactivity is
+    applied when he next plays), so ``rate(second_half, initial=rate(first_half))``
+    equals ``rate(all_games)`` when split between periods. ``Ratings.predictions`` is
+    Glickman's prediction with both deviations (see :func:`expected_score`).
     """
     if not isinstance(games, Games):
         raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "

@@ -21,12 +21,14 @@ period). A player who has never played gets no growth before his first period.
 
 **Reported values**: ``rd`` and ``volatility`` are as of the end of the player's own
 last rated period (``last_period``); growth for inactivity is applied when he next
-plays. Continuing from a saved result (``initial=previous``) gives exactly the same
-numbers as rating all games at once.
+plays. Continuing from a saved result (``initial=previous``) gives the same numbers as
+rating all games at once (to floating-point rounding).
 
-**Convergence**: if the volatility iteration of a player has not converged after
-``max_iterations`` steps, its newest iterate (the paper's ``B``) is kept, the player's id is listed in
-``Ratings.unconverged`` (players whose *last* solve did not converge) and a
+**Convergence**: the iteration stops when its bracket is narrower than ``epsilon`` (in
+``ln sigma^2``), so the volatility is determined to about ``epsilon`` relative. If a
+player's iteration has not converged after ``max_iterations`` steps, its newest iterate
+(the paper's ``B``) is kept, the player's id is listed in ``Ratings.unconverged``
+(players whose *last* solve did not converge) and a
 :class:`fastrate.errors.ConvergenceWarning` names them.
 
 **Predictions**: for every game, the first player's expected score before the period,
@@ -178,11 +180,11 @@ def _glicko2_kernel(white, black, score, period, starts, rec, failed, tau, epsil
     is the absolute number of period ``k``. ``rec`` (n_players x 8 float64) holds per
     player the stamp of the last period he played in (-1 before), ``mu``, ``g(phi)``
     and ``phi^2`` as of the onset of the period, the sums ``1/v`` and
-    ``sum g (s - E)``, his volatility and his last period (NaN: none).
-    ``failed[x]`` is set to 2 when player x's
-    volatility solve did not converge and to 0 when it did. ``touched``
-    (n_players + 1) and ``buf`` (block x 8) are scratch. Each period costs O(games in
-    it). The game loop is blocked as in fastrate.ratings.glicko._glicko_kernel.
+    ``sum g (s - E)``, his volatility and his last period (NaN: none). ``failed[x]``
+    is set to 2 when player x's volatility solve did not converge and to 0 when it
+    did. ``touched`` (n_players + 1) and ``buf`` (block x 8) are scratch. Each period
+    costs O(games in it). The game loop and the period-end updates are blocked as in
+    fastrate.ratings.glicko._glicko_kernel.
     """
     k3 = 3.0 / (math.pi * math.pi)
     inv_tau2 = 1.0 / (tau * tau)
@@ -322,7 +324,7 @@ def _warn_unconverged(state: PlayerState, failed: np.ndarray, config: Glicko2Con
     warnings.warn(
         f"Glicko-2 volatility did not converge within max_iterations={config.max_iterations} "
         f"(epsilon={config.epsilon!r}) for {ids.shape[0]} player(s) in their last rating "
-        f"period: {names}{more}; the last iterate was kept (see Ratings.unconverged); raise "
+        f"period: {names}{more}; the newest iterate was kept (see Ratings.unconverged); raise "
         "max_iterations or epsilon", ConvergenceWarning, stacklevel=3)
 
 
