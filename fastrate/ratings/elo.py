@@ -189,6 +189,20 @@ _MOV_MODE = {name: i for i, name in enumerate(MARGIN_MODELS)}
 
 
 @inline_kernel
+def _rating_lead(d, advantaged, advantage, cap):
+    """The first player's lead used in E: advantage added unless neutral, then the rule
+    of 400 (clipped to [-cap, cap] when cap > 0)."""
+    if advantaged:
+        d += advantage
+    if cap > 0.0:
+        if d > cap:
+            return cap
+        if d < -cap:
+            return -cap
+    return d
+
+
+@inline_kernel
 def _k_factor(mode, k, games, rating, reached, bounds, values, pa, pb, pc, fide_k):
     if mode == 0:
         return k
@@ -286,14 +300,7 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         if record:
             pre_white[i] = rating[a]
             pre_black[i] = rating[b]
-        d = rating[a] - rating[b]
-        if not (has_n and neutral[i]):
-            d += advantage
-        if cap > 0.0:
-            if d > cap:
-                d = cap
-            elif d < -cap:
-                d = -cap
+        d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
         pred[i] = e
         s = score[i]
@@ -348,14 +355,7 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
         if record:
             pre_white[i] = rating[a]
             pre_black[i] = rating[b]
-        d = rating[a] - rating[b]
-        if not (has_n and neutral[i]):
-            d += advantage
-        if cap > 0.0:
-            if d > cap:
-                d = cap
-            elif d < -cap:
-                d = -cap
+        d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
         pred[i] = e
         diff = score[i] - e
