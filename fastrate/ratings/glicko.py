@@ -45,7 +45,23 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import LN10, period_starts
+from fastrate.ratings._common import (
+    BLOCK,
+    LN10,
+    REC_DELTA,
+    REC_G,
+    REC_INFO,
+    REC_LAST,
+    REC_LEVEL,
+    REC_STAMP,
+    REC_VAR,
+    accumulate_period_games,
+    games_played_in,
+    last_as_float,
+    list_period_players,
+    period_starts,
+    records,
+)
 
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q"]
 
@@ -109,48 +125,11 @@ class GlickoConfig:
 # kernel
 
 
-# Per-player working records: one 64-byte row (a cache line) per player holds all a
-# game and the period updates need, so a game touches two cache lines of player data.
-# Columns of Glicko's ``rec``:
-# (column 6 is unused: it keeps a row at 64 bytes)
-_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _LAST = 0, 1, 2, 3, 4, 5, 7
-#: games per block of the kernels' gather / compute / scatter loop
-_BLOCK = 64
-#: period numbers are kept as float64 inside the kernels, exact below this magnitude
-_MAX_PERIOD = 2**53
-
-
-def _records(n: int, width: int = 8) -> np.ndarray:
-    """A zeroed ``(n, width)`` float64 array whose rows start on 64-byte boundaries."""
-    buf = np.zeros(n * width + 8, dtype=np.float64)
-    skip = (-buf.ctypes.data % 64) // 8
-    return buf[skip:skip + n * width].reshape(n, width)
-
-
-def _last_as_float(games: Games, state: PlayerState) -> np.ndarray:
-    """Every player's last period as float64 for a kernel (NaN: never played, and for
-    everyone when the games have no periods), after checking period numbers fit."""
-    n = len(state.players)
-    if games.period is None:
-        return np.full(n, math.nan)
-    lo, hi = int(games.period[0]), int(games.period[-1])
-    if max(-lo, hi) >= _MAX_PERIOD:
-        raise InputError(f"column 'period' must hold period numbers below 2**53 in magnitude; "
-                         f"found {lo if -lo >= _MAX_PERIOD else hi}")
-    last = state.last_period
-    never = last == PlayerState.NO_PERIOD
-    big = ~never & (np.abs(last) >= _MAX_PERIOD)
-    if big.any():
-        i = int(np.argmax(big))
-        raise InputError(f"initial 'last_period' must be below 2**53 in magnitude; found "
-                         f"{int(last[i])} for player {state.players[i]!r}")
-    return np.where(never, math.nan, last.astype(np.float64))
-
-
-def _games_played_in(games: Games, n: int) -> np.ndarray:
-    """Games played by each of ``n`` players in ``games``."""
-    return (np.bincount(games.white, minlength=n) + np.bincount(games.black, minlength=n)
-            ).astype(np.int64)
+# Columns of Glicko's player records (see fastrate.ratings._common; column 6 unused,
+# keeping a row at 64 bytes): the onset rating, q g(RD), RD^2, the sums 1/d^2 (before
+# q^2) and sum g (s - E), and the last period.
+_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _LAST = (REC_STAMP, REC_LEVEL, REC_G, REC_VAR,
+                                                   REC_INFO, REC_DELTA, REC_LAST)
 
 
 @inline_kernel
@@ -187,57 +166,15 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
     """
     k3 = 3.0 * q * q / (math.pi * math.pi)
     n_periods = starts.shape[0] - 1
-    block = buf.shape[0]
     for k in range(n_periods):
         lo = starts[k]
         hi = starts[k + 1]
         p = period[lo]
-        # who plays in this period (branch-free: the stamp says whether a player is
-        # already listed), then step 1 for each of them
-        nt = 0
-        for i in range(lo, hi):
-            a = white[i]
-            touched[nt] = a
-            nt += rec[a, _STAMP] != k
-            rec[a, _STAMP] = k
-            b = black[i]
-            touched[nt] = b
-            nt += rec[b, _STAMP] != k
-            rec[b, _STAMP] = k
+        # who plays in this period, step 1 for each of them, then every game
+        nt = list_period_players(white, black, lo, hi, rec, k, touched)
         for t in range(nt):
             _onset(rec, touched[t], p, q, k3, c2, max_rd2)
-        for s0 in range(lo, hi, block):
-            s1 = min(s0 + block, hi)
-            for i in range(s0, s1):
-                a = white[i]
-                b = black[i]
-                j = i - s0
-                buf[j, 0] = rec[a, _RATING] - rec[b, _RATING]
-                buf[j, 1] = rec[a, _QG]
-                buf[j, 2] = rec[b, _QG]
-                buf[j, 3] = rec[a, _RD2] + rec[b, _RD2]
-            for j in range(s1 - s0):
-                diff = buf[j, 0]
-                ga = buf[j, 1]
-                gb = buf[j, 2]
-                s = score[s0 + j]
-                e_ab = 1.0 / (1.0 + math.exp(-gb * diff))
-                e_ba = 1.0 / (1.0 + math.exp(ga * diff))
-                buf[j, 4] = gb * gb * e_ab * (1.0 - e_ab)
-                buf[j, 5] = gb * (s - e_ab)
-                buf[j, 6] = ga * ga * e_ba * (1.0 - e_ba)
-                buf[j, 7] = ga * ((1.0 - s) - e_ba)
-                # Glickman's prediction: g of the combined deviation sqrt(RD_a^2 + RD_b^2)
-                pred[s0 + j] = 1.0 / (1.0 + math.exp(
-                    -q * diff / math.sqrt(1.0 + k3 * buf[j, 3])))
-            for i in range(s0, s1):
-                a = white[i]
-                b = black[i]
-                j = i - s0
-                rec[a, _DSUM] += buf[j, 4]
-                rec[a, _RSUM] += buf[j, 5]
-                rec[b, _DSUM] += buf[j, 6]
-                rec[b, _RSUM] += buf[j, 7]
+        accumulate_period_games(white, black, score, lo, hi, rec, buf, pred, q, k3)
         # step 2 for everyone who played
         for t in range(nt):
             x = touched[t]
@@ -340,18 +277,18 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
-    rec = _records(n)
+    rec = records(n)
     rec[:, _STAMP] = -1.0
     rec[:, _RATING] = state.rating
     rec[:, _RD2] = state.rd * state.rd
     # without periods there is no time scale: no growth, and last_period is left alone
-    rec[:, _LAST] = _last_as_float(games, state)
+    rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko_kernel(games.white, games.black, games.score, period, starts, rec, Q,
                    float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
-                   np.empty(n + 1, dtype=np.int64), np.empty((_BLOCK, 8)), pred)
+                   np.empty(n + 1, dtype=np.int64), np.empty((BLOCK, 8)), pred)
     played = rec[:, _STAMP] >= 0.0
-    state.games_played += _games_played_in(games, n)
+    state.games_played += games_played_in(games, n)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = rec[played, _RATING]

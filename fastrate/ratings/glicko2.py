@@ -53,8 +53,22 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConvergenceWarning, InputError
-from fastrate.ratings._common import period_starts
-from fastrate.ratings.glicko import _BLOCK, _games_played_in, _last_as_float, _records
+from fastrate.ratings._common import (
+    BLOCK,
+    REC_DELTA,
+    REC_G,
+    REC_INFO,
+    REC_LAST,
+    REC_LEVEL,
+    REC_STAMP,
+    REC_VAR,
+    accumulate_period_games,
+    games_played_in,
+    last_as_float,
+    list_period_players,
+    period_starts,
+    records,
+)
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
 
@@ -155,7 +169,8 @@ def _volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_ite
 
 
 # Per-player working records, one 64-byte row (a cache line) per player; columns:
-_STAMP, _MU, _G, _PHI2, _VSUM, _DSUM, _VOL, _LAST = 0, 1, 2, 3, 4, 5, 6, 7
+_STAMP, _MU, _G, _PHI2, _VSUM, _DSUM, _VOL, _LAST = (REC_STAMP, REC_LEVEL, REC_G, REC_VAR,
+                                                    REC_INFO, REC_DELTA, 6, REC_LAST)
 
 
 @inline_kernel
@@ -196,49 +211,10 @@ def _glicko2_kernel(white, black, score, period, starts, rec, failed, tau, epsil
         hi = starts[k + 1]
         p = period[lo]
         # who plays in this period (branch-free), then their onset values
-        nt = 0
-        for i in range(lo, hi):
-            a = white[i]
-            touched[nt] = a
-            nt += rec[a, _STAMP] != k
-            rec[a, _STAMP] = k
-            b = black[i]
-            touched[nt] = b
-            nt += rec[b, _STAMP] != k
-            rec[b, _STAMP] = k
+        nt = list_period_players(white, black, lo, hi, rec, k, touched)
         for t in range(nt):
             _onset(rec, touched[t], p, k3)
-        for s0 in range(lo, hi, block):
-            s1 = min(s0 + block, hi)
-            for i in range(s0, s1):
-                a = white[i]
-                b = black[i]
-                j = i - s0
-                buf[j, 0] = rec[a, _MU] - rec[b, _MU]
-                buf[j, 1] = rec[a, _G]
-                buf[j, 2] = rec[b, _G]
-                buf[j, 3] = rec[a, _PHI2] + rec[b, _PHI2]
-            for j in range(s1 - s0):
-                diff = buf[j, 0]
-                ga = buf[j, 1]
-                gb = buf[j, 2]
-                s = score[s0 + j]
-                e_ab = 1.0 / (1.0 + math.exp(-gb * diff))
-                e_ba = 1.0 / (1.0 + math.exp(ga * diff))
-                buf[j, 4] = gb * gb * e_ab * (1.0 - e_ab)
-                buf[j, 5] = gb * (s - e_ab)
-                buf[j, 6] = ga * ga * e_ba * (1.0 - e_ba)
-                buf[j, 7] = ga * ((1.0 - s) - e_ba)
-                # g of the combined deviation sqrt(phi_a^2 + phi_b^2)
-                pred[s0 + j] = 1.0 / (1.0 + math.exp(-diff / math.sqrt(1.0 + k3 * buf[j, 3])))
-            for i in range(s0, s1):
-                a = white[i]
-                b = black[i]
-                j = i - s0
-                rec[a, _VSUM] += buf[j, 4]
-                rec[a, _DSUM] += buf[j, 5]
-                rec[b, _VSUM] += buf[j, 6]
-                rec[b, _DSUM] += buf[j, 7]
+        accumulate_period_games(white, black, score, lo, hi, rec, buf, pred, 1.0, k3)
         # steps 3-8 for everyone who played, blocked like the games: gather, solve from
         # the buffer, scatter
         for t0 in range(0, nt, block):
@@ -359,20 +335,20 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     period = games.period_or_zero()
     starts = period_starts(period)
     scale = float(config.scale)
-    rec = _records(n)
+    rec = records(n)
     rec[:, _STAMP] = -1.0
     rec[:, _MU] = (state.rating - 1500.0) / scale
     rec[:, _PHI2] = (state.rd / scale) ** 2
     rec[:, _VOL] = state.volatility
     # without periods there is no time scale: no growth, and last_period is left alone
-    rec[:, _LAST] = _last_as_float(games, state)
+    rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko2_kernel(games.white, games.black, games.score, period, starts, rec,
                     failed, float(config.tau), float(config.epsilon),
                     int(config.max_iterations), np.empty(n + 1, dtype=np.int64),
-                    np.empty((_BLOCK, 8)), pred)
+                    np.empty((BLOCK, 8)), pred)
     played = rec[:, _STAMP] >= 0.0
-    state.games_played += _games_played_in(games, n)
+    state.games_played += games_played_in(games, n)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = 1500.0 + scale * rec[played, _MU]
