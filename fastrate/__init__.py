@@ -21,6 +21,8 @@ _LAZY = {
     "Ratings": "fastrate.data",
     "PlayerIndex": "fastrate.data",
     "bucket_periods": "fastrate.data",
+    "Boards": "fastrate.bridge.boards",
+    "read_boards": "fastrate.bridge.boards",
     # io
     "read_games": "fastrate.io.tables",
     "read_ratings": "fastrate.io.tables",
@@ -68,6 +70,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics
     from fastrate._numba import warmup
+    from fastrate.bridge.boards import Boards, read_boards
     from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
     from fastrate.io.tables import (

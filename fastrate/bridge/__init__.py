@@ -1,10 +1,12 @@
 """Duplicate bridge (SPEC §3): contract scoring (Law 77) in :mod:`fastrate.bridge.contract`
-and board comparisons (IMPs, cross-IMPs, Butler, matchpoints, Neuberg) in
-:mod:`fastrate.bridge.scoring`. PBN import and partnership ratings are not built yet."""
+board comparisons (IMPs, cross-IMPs, Butler, matchpoints, Neuberg) in
+:mod:`fastrate.bridge.scoring`, and the table-results container :class:`Boards` in
+:mod:`fastrate.bridge.boards`."""
 
 from __future__ import annotations
 
-from fastrate.bridge import contract, scoring
+from fastrate.bridge import boards, contract, scoring
+from fastrate.bridge.boards import Boards, boards_from_table, read_boards
 from fastrate.bridge.contract import parse_contract, score_contract
 from fastrate.bridge.scoring import (
     butler_imps,
@@ -17,6 +19,6 @@ from fastrate.bridge.scoring import (
     score_results,
 )
 
-__all__ = ["contract", "scoring", "parse_contract", "score_contract", "imps", "cross_imps",
+__all__ = ["Boards", "read_boards", "boards_from_table", "boards", "contract", "scoring", "parse_contract", "score_contract", "imps", "cross_imps",
            "butler_imps", "matchpoints", "neuberg", "group_by_board", "pair_totals",
            "score_results"]

@@ -571,6 +571,11 @@ def pair_totals(pair_ids: Any, values: Any) -> dict[str, np.ndarray]:
     return {"pair": pairs, "total": total, "boards": boards, "mean": mean}
 
 
+def check_method(method: str) -> str:
+    """Validate a scoring method name."""
+    return check_choice("score", "method", method, METHODS)
+
+
 def score_results(board_ids: Any, ns_scores: Any, method: str = "cross-imps", *,
                   artificial: Any = None, drop: str | int = "none", datum: str = "mean",
                   style: str = "2/1/0") -> tuple[BoardGroups, BoardScores]:

@@ -1,0 +1,881 @@
+"""The bridge data model: :class:`Boards`, table results of duplicate boards as
+struct-of-arrays, grouped by board (SPEC §3).
+
+One row is one table result: the board (and its event), the North-South pair (North and
+South players), the East-West pair, NS's score in points, and optionally the time, the
+contract, declarer, tricks and vulnerability, and an artificial adjusted result (A+, A,
+A-). Rows are stored grouped by board (CSR ``board_offsets``), boards in chronological
+order, so every board kernel reads a contiguous slice; ``order`` maps each stored row
+back to its input row.
+
+Rules for awkward input (documented in docs/bridge.md):
+
+* **A board with a single result** is kept; it has no comparison, so scoring gives its
+  table NaN and ratings skip it (both count such boards).
+* **Duplicate table entries** (the same board, the same four players or pair labels and
+  the same score twice) are data entered twice: the later copies are dropped and
+  counted in :attr:`Boards.dropped`.
+* **A player (or pair) at two tables of one board**, or twice at one table, is an error
+  naming the board, the player and both rows.
+* **A pair with a missing player** (one of North/South or East/West missing) is an
+  error naming the column and row. Rows with no players at all are allowed only when no
+  player columns are given (scoring by pair labels).
+* **Scores that are not multiples of 10** (averaged or adjusted scores) are accepted
+  and IMPed by the documented rule of :mod:`fastrate.bridge.scoring` ("at least the
+  bound"); :attr:`Boards.n_odd_scores` counts them so a caller can report them.
+* **Malformed contracts, declarers or vulnerabilities** are errors naming the row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fastrate._numba import kernel
+from fastrate._validate import (
+    NO_SOURCE,
+    Source,
+    _fmt,
+    _is_arrow_array,
+    arrow_to_numpy,
+    as_1d,
+    as_float64,
+    fail_at,
+    require,
+)
+from fastrate.data import PlayerIndex, bucket_periods, parse_time
+from fastrate.errors import InputError
+
+__all__ = ["Boards", "ARTIFICIAL_CODES", "parse_artificial"]
+
+#: artificial-result codes (NS's side): 0 real, 1 average-plus, 2 average, 3 average-minus
+ARTIFICIAL_CODES = {"": 0, "0": 0, "A+": 1, "AVE+": 1, "AVG+": 1, "60": 1, "1": 1, "A": 2,
+                    "AVE": 2, "AVG": 2, "A=": 2, "50": 2, "2": 2, "A-": 3, "AVE-": 3,
+                    "AVG-": 3, "40": 3, "3": 3}
+
+_SEATS = ("north", "south", "east", "west")
+_VUL_CODES = {"NONE": 0, "-": 0, "LOVE": 0, "NS": 1, "N-S": 1, "EW": 2, "E-W": 2, "BOTH": 3,
+              "ALL": 3}
+_MISSING = -1
+
+
+# ----------------------------------------------------------------------------------
+# kernels
+
+
+@kernel
+def _group_by_key_kernel(key, n_keys, order, offsets, first_row):  # pragma: no cover - jit
+    """Stable counting sort of rows by dense ``key`` (0..n_keys-1): groups in order of
+    first appearance. Fills ``order`` (row of each grouped position), ``offsets``
+    (n_groups + 1) and ``first_row`` (first input row of each group); returns n_groups."""
+    n = key.shape[0]
+    rank = np.full(n_keys, -1, dtype=np.int64)
+    count = np.zeros(n_keys, dtype=np.int64)
+    g = 0
+    for i in range(n):
+        k = key[i]
+        if rank[k] < 0:
+            rank[k] = g
+            first_row[g] = i
+            g += 1
+        count[k] += 1
+    offsets[0] = 0
+    for k in range(n_keys):
+        if rank[k] >= 0:
+            offsets[rank[k] + 1] = count[k]
+    for j in range(g):
+        offsets[j + 1] += offsets[j]
+    fill = offsets[:g].copy()
+    for i in range(n):
+        r = rank[key[i]]
+        order[fill[r]] = i
+        fill[r] += 1
+    return g
+
+
+@kernel
+def _seat_conflict_kernel(offsets, seats, n_ids, width):  # pragma: no cover - jit
+    """First conflict of a participant on a board: ``seats`` holds ``width`` ids per
+    row (grouped order, -1 = none). Returns (row, earlier row, id) of the first id seen
+    twice within one board, or (-1, -1, -1)."""
+    last_board = np.full(n_ids, -1, dtype=np.int64)
+    last_row = np.full(n_ids, -1, dtype=np.int64)
+    for b in range(offsets.shape[0] - 1):
+        for r in range(offsets[b], offsets[b + 1]):
+            for j in range(width):
+                p = seats[r * width + j]
+                if p < 0:
+                    continue
+                if last_board[p] == b:
+                    return r, last_row[p], p
+                last_board[p] = b
+                last_row[p] = r
+    return -1, -1, -1
+
+
+@kernel
+def _duplicate_rows_kernel(offsets, seats, width, score, artificial, keep):  # pragma: no cover
+    """Mark ``keep[r] = False`` for a row that repeats an earlier row of its board
+    exactly (same participants in the same seats, same score and artificial code);
+    returns the number dropped. O(T^2) per board only over rows sharing the first
+    participant, which is O(T) when participants are distinct."""
+    dropped = 0
+    for b in range(offsets.shape[0] - 1):
+        lo, hi = offsets[b], offsets[b + 1]
+        for r in range(lo, hi):
+            keep[r] = True
+            for q in range(lo, r):
+                if not keep[q]:
+                    continue
+                same = True
+                for j in range(width):
+                    if seats[r * width + j] != seats[q * width + j]:
+                        same = False
+                        break
+                if same and artificial[r] == artificial[q] and (
+                        score[r] == score[q] or (score[r] != score[r] and score[q] != score[q])):
+                    keep[r] = False
+                    dropped += 1
+                    break
+    return dropped
+
+
+# ----------------------------------------------------------------------------------
+# helpers
+
+
+def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.ndarray]:
+    """Dense int64 codes (first appearance) and the distinct labels of a column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = values if _is_arrow_array(values) else None
+    if arr is None:
+        v = as_1d(values, column)
+        if v.dtype.kind in "iu" and v.shape[0] and 0 <= v.min() and v.max() < 4 * v.shape[0] + 64:
+            # small non-negative integers: a direct table instead of hashing
+            uniq_mask = np.zeros(int(v.max()) + 1, dtype=np.bool_)
+            uniq_mask[v] = True
+            # first-appearance order
+            first = np.full(uniq_mask.shape[0], v.shape[0], dtype=np.int64)
+            np.minimum.at(first, v, np.arange(v.shape[0], dtype=np.int64))
+            present = np.flatnonzero(uniq_mask)
+            present = present[np.argsort(first[present], kind="stable")]
+            rank = np.empty(uniq_mask.shape[0], dtype=np.int64)
+            rank[present] = np.arange(present.shape[0], dtype=np.int64)
+            return require(rank[v], np.int64), present.astype(v.dtype)
+        arr = pa.array(v, from_pandas=True) if v.dtype.kind == "O" else pa.array(v)
+    if arr.null_count:
+        i = int(np.argmax(arrow_to_numpy(arr.is_null())))
+        raise InputError(f"column '{source.column(column)}' must not be missing; found a "
+                         f"missing value at {source.where(i)}")
+    enc = pc.dictionary_encode(arr)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.unify_dictionaries().combine_chunks()
+    return (require(arrow_to_numpy(enc.indices).astype(np.int64), np.int64),
+            arrow_to_numpy(enc.dictionary))
+
+
+def parse_artificial(values: Any, source: Source = NO_SOURCE) -> np.ndarray:
+    """Artificial-result codes from numbers 0-3, booleans (True = average) or text
+    (``A+``/``A``/``A-``, ``AVE+``..., ``60``/``50``/``40``, empty = real)."""
+    arr = as_1d(values, "artificial")
+    if arr.dtype.kind == "b":
+        return require(arr.astype(np.int64) * 2, np.int64)
+    if arr.dtype.kind in "iuf":
+        bad = ~np.isin(arr, (0, 1, 2, 3))
+        if bad.any():
+            raise fail_at("artificial", "must be 0 (real), 1 (A+), 2 (A) or 3 (A-)", arr,
+                          int(np.argmax(bad)), source)
+        return require(arr.astype(np.int64), np.int64)
+    uniq, inverse = np.unique(np.array(["" if v is None else str(v).strip().upper()
+                                        for v in arr.tolist()], dtype=object),
+                              return_inverse=True)
+    codes = np.array([ARTIFICIAL_CODES.get(u, -1) for u in uniq.tolist()], dtype=np.int64)
+    out = codes[inverse.reshape(-1)]
+    bad = out < 0
+    if bad.any():
+        raise fail_at("artificial", "must be empty (real), A+, A or A-", arr,
+                      int(np.argmax(bad)), source)
+    return require(out, np.int64)
+
+
+def _vulnerability_codes(values: Any, source: Source) -> np.ndarray:
+    """0 none, 1 NS, 2 EW, 3 both, from PBN/ACBL spellings."""
+    arr = as_1d(values, "vulnerable")
+    uniq, inverse = np.unique(np.array([str(v).strip().upper() for v in arr.tolist()],
+                                       dtype=object), return_inverse=True)
+    codes = np.array([_VUL_CODES.get(u, -1) for u in uniq.tolist()], dtype=np.int64)
+    out = codes[inverse.reshape(-1)]
+    bad = out < 0
+    if bad.any():
+        raise fail_at("vulnerable", "must be None, NS, EW or Both (or All)", arr,
+                      int(np.argmax(bad)), source)
+    return require(out, np.int64)
+
+
+def _scores_from_contracts(contract: Any, declarer: Any, tricks: Any, board_number: Any,
+                           vulnerable: np.ndarray | None, source: Source) -> np.ndarray:
+    """NS points from text contracts (with the result in the text, or tricks taken in
+    ``tricks``), the declarer's seat and the vulnerability (given, or from the board
+    number's 16-board cycle)."""
+    from fastrate.bridge import contract as c
+
+    texts = as_1d(contract, "contract").tolist()
+    seats = (as_1d(declarer, "declarer").tolist() if declarer is not None
+             else [None] * len(texts))
+    took = as_1d(tricks, "tricks").tolist() if tricks is not None else None
+    n = len(texts)
+    level = np.zeros(n, dtype=np.int64)
+    strain = np.zeros(n, dtype=np.int64)
+    doubled = np.zeros(n, dtype=np.int64)
+    result = np.zeros(n, dtype=np.int64)
+    ns_side = np.ones(n, dtype=np.bool_)
+    for i, t in enumerate(texts):
+        text = "" if t is None else str(t).strip()
+        if took is not None and took[i] is not None and str(took[i]).strip() not in ("", "nan"):
+            text = f"{text}{int(float(took[i]))}" if not text.upper().startswith("P") else text
+        try:
+            k = c.parse_contract(text)
+        except InputError as exc:
+            raise InputError(f"column '{source.column('contract')}' at {source.where(i)}: "
+                             f"{exc}") from None
+        level[i], strain[i], doubled[i], result[i] = k.level, k.strain, k.doubled, k.result
+        if k.passed_out:
+            continue
+        seat = "" if seats[i] is None else str(seats[i]).strip().upper()
+        if seat in ("N", "S"):
+            ns_side[i] = True
+        elif seat in ("E", "W"):
+            ns_side[i] = False
+        else:
+            raise fail_at("declarer", "must be N, E, S or W for a contract that was played",
+                          np.asarray(seats, dtype=object), i, source)
+    if vulnerable is None:
+        vul = c.vulnerability(board_number)
+        code = np.array([_VUL_CODES[str(v).upper()] for v in np.atleast_1d(vul).tolist()],
+                        dtype=np.int64)
+    else:
+        code = vulnerable
+    vul_side = np.where(ns_side, (code == 1) | (code == 3), (code == 2) | (code == 3))
+    points = c.contract_score(level, strain, doubled, result, vul_side).astype(np.float64)
+    return np.where(ns_side, points, -points)
+
+
+# ----------------------------------------------------------------------------------
+# the container
+
+
+@dataclass(frozen=True, eq=False)
+class Boards:
+    """Table results of duplicate boards, grouped by board, as struct-of-arrays.
+
+    Per stored row (``n_results``; the rows of board ``b`` are
+    ``board_offsets[b]:board_offsets[b + 1]``):
+
+    ns_score : float64
+        North-South's score in points (NaN for an artificial result).
+    artificial : int64 or None
+        0 real, 1 A+, 2 A, 3 A- (NS's side; EW gets the mirror). None: all real.
+    north, south, east, west : int64 or None
+        Player ids into :attr:`players` (None when the input named pairs only).
+    ns_pair, ew_pair : int64 or None
+        Pair-label ids into :attr:`pairs` (None when the input named players only; see
+        :meth:`partnerships` for pairs of players).
+    time : datetime64[ns] or float64, or None
+    contract, declarer : object or None; tricks : int64 or None (-1 unknown)
+    order : int64
+        The input row of each stored row.
+
+    Per board (``n_boards``): ``board_offsets`` (int64, ``n_boards + 1``),
+    ``board_event`` (event label or None), ``board_number`` (the board's label, e.g. its
+    number), ``board_period`` (int64 rating period, the period of its earliest result;
+    None without time/period) and ``board_first_time``.
+    """
+
+    board_offsets: np.ndarray
+    ns_score: np.ndarray
+    order: np.ndarray
+    board_number: np.ndarray
+    board_event: np.ndarray | None = None
+    board_period: np.ndarray | None = None
+    artificial: np.ndarray | None = None
+    players: PlayerIndex | None = None
+    north: np.ndarray | None = None
+    south: np.ndarray | None = None
+    east: np.ndarray | None = None
+    west: np.ndarray | None = None
+    pairs: PlayerIndex | None = None
+    ns_pair: np.ndarray | None = None
+    ew_pair: np.ndarray | None = None
+    time: np.ndarray | None = None
+    contract: np.ndarray | None = None
+    declarer: np.ndarray | None = None
+    tricks: np.ndarray | None = None
+    source: Source = field(default=NO_SOURCE, repr=False)
+    #: rows left out: (reason, count, first row) triples
+    dropped: tuple[tuple[str, int, str], ...] = ()
+
+    # -- construction -------------------------------------------------------------
+
+    @classmethod
+    def from_arrays(cls, board: Any, ns_score: Any = None, *, event: Any = None,
+                    north: Any = None, south: Any = None, east: Any = None,
+                    west: Any = None, ns_pair: Any = None, ew_pair: Any = None,
+                    time: Any = None, period: Any = None, artificial: Any = None,
+                    contract: Any = None, declarer: Any = None, tricks: Any = None,
+                    vulnerable: Any = None, players: Any = None,
+                    source: Source | str | None = None) -> Boards:
+        """Build boards from columns (NumPy arrays, lists, pandas/polars series, Arrow).
+
+        ``board`` labels the board (its number; with ``event`` the pair (event, board)
+        identifies it). Players: ``north``/``south``/``east``/``west`` (names, or int ids
+        into ``players``), and/or pair labels ``ns_pair``/``ew_pair``. NS points come
+        from ``ns_score`` or are computed from ``contract`` (``"4HX="``, ``"3NT+1"``, or
+        ``"3NT"`` with ``tricks`` taken), ``declarer`` (N/E/S/W) and ``vulnerable`` (None
+        /NS/EW/Both; default: from the board number). ``time`` + ``period`` (a length
+        such as ``"3d"``) or ``period`` labels give each board a rating period (that of
+        its earliest result). ``artificial``: codes 0-3 or text A+/A/A-.
+        """
+        src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
+        b = board if _is_arrow_array(board) else as_1d(board, "board")
+        n = len(b)
+        if n == 0:
+            raise InputError("no results: the input has no rows")
+
+        def col(x: Any, name: str) -> Any:
+            if x is None:
+                return None
+            a = x if _is_arrow_array(x) or isinstance(x, (list, tuple)) else as_1d(x, name)
+            if len(a) != n:
+                raise InputError(f"column '{src.column(name)}' must have one value per "
+                                 f"result ({n}); got {len(a)}")
+            return a
+
+        seats = [col(x, s) for x, s in zip((north, south, east, west), _SEATS)]
+        given = [s is not None for s in seats]
+        if any(given) and not all(given):
+            missing = [s for s, g in zip(_SEATS, given) if not g]
+            raise InputError(f"a pair needs both players: give all of north, south, east "
+                             f"and west (missing: {', '.join(missing)})")
+        ns_lab, ew_lab = col(ns_pair, "ns_pair"), col(ew_pair, "ew_pair")
+        if (ns_lab is None) != (ew_lab is None):
+            raise InputError("give both ns_pair and ew_pair, or neither")
+        if not all(given) and ns_lab is None:
+            raise InputError("no players: give north/south/east/west players, or ns_pair and "
+                             "ew_pair labels")
+        art = None
+        if artificial is not None:
+            art = parse_artificial(col(artificial, "artificial"), src)
+            if not art.any():
+                art = None
+        vul = None
+        if vulnerable is not None:
+            vul = _vulnerability_codes(col(vulnerable, "vulnerable"), src)
+        board_arr = as_1d(b, "board")
+        if ns_score is not None:
+            sc = as_float64(col(ns_score, "ns_score"), "ns_score", src, allow_nan=True)
+        elif contract is not None:
+            sc = _scores_from_contracts(col(contract, "contract"), col(declarer, "declarer"),
+                                        col(tricks, "tricks"),
+                                        board_arr if vul is None else 1, vul, src)
+        else:
+            raise InputError("no scores: give ns_score, or contract and declarer")
+        bad = ~np.isfinite(sc) if art is None else (~np.isfinite(sc) & (art == 0))
+        if bad.any():
+            raise fail_at("ns_score", "must be a finite number of points for a real result "
+                          "(mark averages with 'artificial')", sc, int(np.argmax(bad)), src)
+        if art is not None:
+            sc = np.where(art != 0, np.nan, sc)
+
+        # players and pair labels
+        index = None
+        ids: list[np.ndarray | None] = [None] * 4
+        if all(given):
+            if players is not None:
+                index = players if isinstance(players, PlayerIndex) else PlayerIndex(players)
+                ids = []
+                for s, name in zip(seats, _SEATS):
+                    v = as_1d(s, name)
+                    if v.dtype.kind not in "iu":
+                        raise InputError(f"column '{src.column(name)}' must hold integer ids "
+                                         "into 'players' when players= is given")
+                    bad = (v < 0) | (v >= len(index))
+                    if bad.any():
+                        raise fail_at(name, f"must be a player id in [0, {len(index) - 1}]",
+                                      v, int(np.argmax(bad)), src)
+                    ids.append(require(v, np.int64))
+            else:
+                index, ids = PlayerIndex.intern(*seats, names=_SEATS, source=src)
+        pairs = None
+        pair_ids: list[np.ndarray | None] = [None, None]
+        if ns_lab is not None:
+            pairs, pair_ids = PlayerIndex.intern(ns_lab, ew_lab, names=("ns_pair", "ew_pair"),
+                                                 source=src)
+
+        # boards: (event, board) -> dense key, grouped by first appearance
+        bcode, blabels = _codes(b, "board", src)
+        ecode = elabels = None
+        if event is not None:
+            ecode, elabels = _codes(col(event, "event"), "event", src)
+            combined = ecode * np.int64(blabels.shape[0]) + bcode
+            key, _ = _codes(combined, "board", src)
+        else:
+            key = bcode
+        n_keys = int(key.max()) + 1
+        order = np.empty(n, dtype=np.int64)
+        offsets = np.empty(n_keys + 1, dtype=np.int64)
+        first_row = np.empty(n_keys, dtype=np.int64)
+        g = _group_by_key_kernel(key, n_keys, order, offsets, first_row)
+        offsets, first_row = offsets[:g + 1], first_row[:g]
+
+        # time and periods: boards in order of (period, earliest time, first appearance)
+        tm = pr = board_period = None
+        if time is not None:
+            tm = parse_time(col(time, "time"), "time", src)
+        if period is not None:
+            if isinstance(period, (str, int, float)) and not isinstance(period, bool):
+                if tm is None:
+                    raise InputError(f"period {period!r} is a length, which needs a time "
+                                     "column; give time=..., or period labels per result")
+                pr = bucket_periods(tm, period)
+            else:
+                from fastrate.data import _period_labels
+
+                pr, _ = _period_labels(col(period, "period"), src)
+        counts = np.diff(offsets)
+        board_of_pos = np.repeat(np.arange(g, dtype=np.int64), counts)
+        sort_keys = [first_row]
+        if tm is not None:
+            tv = tm.view(np.int64) if tm.dtype.kind == "M" else tm
+            first_t = np.full(g, np.inf if tv.dtype.kind == "f" else np.iinfo(np.int64).max,
+                              dtype=tv.dtype)
+            np.minimum.at(first_t, board_of_pos, tv[order])
+            sort_keys.append(first_t)
+        if pr is not None:
+            board_period = np.full(g, np.iinfo(np.int64).max, dtype=np.int64)
+            np.minimum.at(board_period, board_of_pos, pr[order])
+            sort_keys.append(board_period)
+        if len(sort_keys) > 1:
+            border = np.lexsort(sort_keys)
+            if (border != np.arange(g)).any():
+                starts = offsets[:-1][border]
+                new_counts = counts[border]
+                new_offsets = np.zeros(g + 1, dtype=np.int64)
+                np.cumsum(new_counts, out=new_offsets[1:])
+                idx = (np.repeat(starts - new_offsets[:-1], new_counts)
+                       + np.arange(n, dtype=np.int64))
+                order = order[idx]
+                offsets = new_offsets
+                first_row = first_row[border]
+                if board_period is not None:
+                    board_period = board_period[border]
+        order = require(order, np.int64)
+
+        def take(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else require(a[order], a.dtype)
+
+        board_number = blabels[bcode[first_row]]
+        board_event = None if elabels is None else elabels[ecode[first_row]]
+
+        # participants: a player (or pair label) at most once per board
+        width = 4 if all(given) else 2
+        part = np.empty(n * width, dtype=np.int64)
+        if all(given):
+            for j, a in enumerate(ids):
+                part[j::width] = a[order]  # type: ignore[index]
+            n_ids = len(index)  # type: ignore[arg-type]
+        else:
+            part[0::2] = pair_ids[0][order]  # type: ignore[index]
+            part[1::2] = pair_ids[1][order]  # type: ignore[index]
+            n_ids = len(pairs)  # type: ignore[arg-type]
+        sc_g = require(sc[order], np.float64)
+        art_g = take(art)
+        keep = np.ones(n, dtype=np.bool_)
+        n_dup = _duplicate_rows_kernel(offsets, part, width, sc_g,
+                                       art_g if art_g is not None else np.zeros(n, np.int64),
+                                       keep)
+        dropped: tuple[tuple[str, int, str], ...] = ()
+        if n_dup:
+            first_dup = int(order[int(np.argmax(~keep))])
+            dropped = (("duplicate table entry (same board, players and score)", int(n_dup),
+                        src.where(first_dup)),)
+            pos = np.flatnonzero(keep)
+            counts = np.bincount(board_of_pos_for(offsets)[pos], minlength=g)
+            offsets = np.zeros(g + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            order = require(order[pos], np.int64)
+            sc_g = require(sc_g[pos], np.float64)
+            art_g = None if art_g is None else require(art_g[pos], np.int64)
+            part = require(part.reshape(-1, width)[pos].ravel(), np.int64)
+        r, q, p = _seat_conflict_kernel(offsets, part, n_ids, width)
+        if r >= 0:
+            b_i = int(np.searchsorted(offsets, r, side="right") - 1)
+            what = "player" if width == 4 else "pair"
+            name = (index if width == 4 else pairs)[p]  # type: ignore[index]
+            label = _fmt(board_number[b_i])
+            if board_event is not None:
+                label = f"{label} of event {_fmt(board_event[b_i])}"
+            raise InputError(f"{what} {_fmt(name)} plays twice on board {label}: at "
+                             f"{src.where(int(order[q]))} and {src.where(int(order[r]))}; "
+                             "each player sits at one table of a board")
+
+        def take2(a: Any) -> np.ndarray | None:
+            if a is None:
+                return None
+            return require(as_1d(a, "x")[order], as_1d(a, "x").dtype) if not isinstance(
+                a, np.ndarray) else require(a[order], a.dtype)
+
+        seat_arrays = {s: (None if ids[j] is None else require(ids[j][order], np.int64))
+                       for j, s in enumerate(_SEATS)}
+        tr = None
+        if tricks is not None:
+            t_raw = as_float64(col(tricks, "tricks"), "tricks", src, allow_nan=True)
+            tr = np.where(np.isnan(t_raw), -1, t_raw).astype(np.int64)[order]
+        return cls(board_offsets=require(offsets, np.int64), ns_score=sc_g, order=order,
+                   board_number=board_number, board_event=board_event,
+                   board_period=None if board_period is None else require(board_period,
+                                                                          np.int64),
+                   artificial=art_g, players=index, **seat_arrays, pairs=pairs,
+                   ns_pair=None if pair_ids[0] is None else require(pair_ids[0][order],
+                                                                     np.int64),
+                   ew_pair=None if pair_ids[1] is None else require(pair_ids[1][order],
+                                                                     np.int64),
+                   time=take(tm),
+                   contract=None if contract is None else take2(col(contract, "contract")),
+                   declarer=None if declarer is None else take2(col(declarer, "declarer")),
+                   tricks=tr, source=src, dropped=dropped)
+
+    @classmethod
+    def from_frame(cls, frame: Any, **columns: Any) -> Boards:
+        """Build boards from a pandas/polars DataFrame or a pyarrow Table; columns are
+        recognised as in :func:`read_boards` (pass ``board="col"`` ... to map them)."""
+        from fastrate.io.tables import to_arrow_table
+
+        return boards_from_table(to_arrow_table(frame), **columns)
+
+    # -- properties ---------------------------------------------------------------
+
+    @property
+    def n_results(self) -> int:
+        return int(self.ns_score.shape[0])
+
+    @property
+    def n_boards(self) -> int:
+        return int(self.board_offsets.shape[0] - 1)
+
+    @property
+    def n_players(self) -> int:
+        return 0 if self.players is None else len(self.players)
+
+    @property
+    def results_per_board(self) -> np.ndarray:
+        return np.diff(self.board_offsets)
+
+    @property
+    def n_single_result_boards(self) -> int:
+        """Boards with fewer than two real results (no comparison possible)."""
+        real = self.ns_score == self.ns_score
+        counts = np.add.reduceat(real.astype(np.int64), self.board_offsets[:-1]) if (
+            self.n_results) else np.zeros(0, np.int64)
+        counts = np.where(np.diff(self.board_offsets) > 0, counts, 0)
+        return int((counts < 2).sum())
+
+    @property
+    def n_odd_scores(self) -> int:
+        """Real scores that are not a multiple of 10 (averaged or adjusted scores)."""
+        s = self.ns_score[np.isfinite(self.ns_score)]
+        return int((np.mod(s, 10.0) != 0).sum())
+
+    def __len__(self) -> int:
+        return self.n_results
+
+    def __repr__(self) -> str:
+        who = (f"{self.n_players} players" if self.players is not None
+               else f"{len(self.pairs or ())} pairs")
+        return f"Boards({self.n_results} results, {self.n_boards} boards, {who})"
+
+    def board_of_row(self) -> np.ndarray:
+        """The board index of every stored row (int64)."""
+        return board_of_pos_for(self.board_offsets)
+
+    def to_input_order(self, values: np.ndarray) -> np.ndarray:
+        """Per-row values in stored order -> input-row order (dropped rows get NaN)."""
+        n_in = int(self.order.max()) + 1 if self.order.shape[0] else 0
+        out = np.full(n_in, np.nan) if values.dtype.kind == "f" else np.zeros(
+            n_in, dtype=values.dtype)
+        out[self.order] = values
+        return out
+
+    # -- scoring ------------------------------------------------------------------
+
+    def score(self, method: str = "cross-imps", *, drop: str | int = "none",
+              datum: str = "mean", style: str = "2/1/0"):
+        """Score every board with ``method`` (``cross-imps``, ``butler``,
+        ``matchpoints``); a :class:`fastrate.bridge.scoring.BoardScores` in stored-row
+        order."""
+        from fastrate.bridge import scoring
+
+        scoring.check_method(method)
+        if method == "cross-imps":
+            return scoring.cross_imps(self.board_offsets, self.ns_score, self.artificial)
+        if method == "butler":
+            return scoring.butler_imps(self.board_offsets, self.ns_score, drop=drop,
+                                       datum=datum, artificial=self.artificial)
+        return scoring.matchpoints(self.board_offsets, self.ns_score, style=style,
+                                   artificial=self.artificial)
+
+    # -- players and partnerships -------------------------------------------------
+
+    def partnerships(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Partnerships of players: ``(ns_partnership, ew_partnership, first, second)``
+        where the per-row ids index the partnership arrays ``first < second`` (player
+        ids). Needs players."""
+        if self.players is None:
+            raise InputError("partnerships need players (north/south/east/west), not only "
+                             "pair labels")
+        n = np.int64(max(len(self.players), 1))
+        a = np.minimum(self.north, self.south) * n + np.maximum(self.north, self.south)
+        b = np.minimum(self.east, self.west) * n + np.maximum(self.east, self.west)
+        keys, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        inverse = inverse.astype(np.int64)
+        m = self.n_results
+        return (require(inverse[:m], np.int64), require(inverse[m:], np.int64),
+                (keys // n).astype(np.int64), (keys % n).astype(np.int64))
+
+    def components(self) -> np.ndarray:
+        """Connected component of every player in the graph that joins all players of
+        each board (results on a board are compared with each other): ratings of players
+        in different components are on unrelated scales. Ids 0.. in order of the
+        smallest player id."""
+        if self.players is None:
+            raise InputError("components need players (north/south/east/west)")
+        out = np.empty(len(self.players), dtype=np.int64)
+        _board_components_kernel(len(self.players), self.board_offsets, self.north,
+                                 self.south, self.east, self.west, out)
+        return out
+
+    def partnership_components(self) -> tuple[np.ndarray, np.ndarray]:
+        """Components of the partnership graph (players joined when they played as
+        partners) and whether each is identifiable.
+
+        Pair results only tell a pair's mean rating, so inside a component the player
+        ratings satisfy ``r_a + r_b = s_ab`` for each partnership; the individual values
+        are determined only when the component has an odd cycle. A bipartite component
+        (a fixed partnership, or any component without an odd cycle) leaves one degree
+        of freedom: add ``t`` on one side and subtract it on the other and every pair
+        rating stays the same. Returns ``(component of each player, identifiable flag
+        of each component)``."""
+        if self.players is None:
+            raise InputError("partnership components need players (north/south/east/west)")
+        _, _, first, second = self.partnerships()
+        n = len(self.players)
+        comp = np.empty(n, dtype=np.int64)
+        odd = np.zeros(n, dtype=np.bool_)
+        k = _partnership_components_kernel(n, require(first, np.int64),
+                                           require(second, np.int64), comp, odd)
+        return comp, odd[:k].copy()
+
+    def with_scores(self, ns_score: np.ndarray) -> Boards:
+        return dataclasses.replace(self, ns_score=require(ns_score, np.float64))
+
+
+def board_of_pos_for(offsets: np.ndarray) -> np.ndarray:
+    """The group index of every position of a CSR layout."""
+    return np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
+
+
+@kernel
+def _find_root(parent, x):  # pragma: no cover - jit
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@kernel
+def _board_components_kernel(n, offsets, a, b, c, d, out):  # pragma: no cover - jit
+    """Label the components of players joined by playing the same board."""
+    parent = np.arange(n)
+    for g in range(offsets.shape[0] - 1):
+        lo = offsets[g]
+        if lo == offsets[g + 1]:
+            continue
+        ra = _find_root(parent, a[lo])
+        for i in range(lo, offsets[g + 1]):
+            for j in range(4):
+                other = a[i] if j == 0 else (b[i] if j == 1 else (c[i] if j == 2 else d[i]))
+                ro = _find_root(parent, other)
+                if ro < ra:
+                    parent[ra] = ro
+                    ra = ro
+                elif ro > ra:
+                    parent[ro] = ra
+    _label_roots(parent, out)
+
+
+@kernel
+def _label_roots(parent, out):  # pragma: no cover - jit
+    label = np.full(parent.shape[0], -1, dtype=np.int64)
+    k = 0
+    for x in range(parent.shape[0]):
+        r = _find_root(parent, x)
+        if label[r] < 0:
+            label[r] = k
+            k += 1
+        out[x] = label[r]
+    return k
+
+
+@kernel
+def _partnership_components_kernel(n, first, second, comp, odd):  # pragma: no cover - jit
+    """Components of the partnership graph by BFS with a 2-colouring; ``odd[c]`` is set
+    when component ``c`` has an odd cycle (not bipartite). Returns the count."""
+    m = first.shape[0]
+    deg = np.zeros(n + 1, dtype=np.int64)
+    for e in range(m):
+        deg[first[e] + 1] += 1
+        deg[second[e] + 1] += 1
+    for i in range(n):
+        deg[i + 1] += deg[i]
+    adj = np.empty(2 * m, dtype=np.int64)
+    fill = deg[:n].copy()
+    for e in range(m):
+        adj[fill[first[e]]] = second[e]
+        fill[first[e]] += 1
+        adj[fill[second[e]]] = first[e]
+        fill[second[e]] += 1
+    colour = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    k = 0
+    for s in range(n):
+        if colour[s] >= 0:
+            continue
+        colour[s] = 0
+        comp[s] = k
+        head, tail = 0, 1
+        queue[0] = s
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for j in range(deg[x], deg[x + 1]):
+                y = adj[j]
+                if colour[y] < 0:
+                    colour[y] = 1 - colour[x]
+                    comp[y] = k
+                    queue[tail] = y
+                    tail += 1
+                elif colour[y] == colour[x]:
+                    odd[k] = True
+        k += 1
+    return k
+
+
+# ----------------------------------------------------------------------------------
+# tables and files
+
+#: argument -> recognised column names (lower case), in order of preference
+_BOARD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "board": ("board", "board_no", "board_number", "boardno", "deal"),
+    "event": ("event", "event_id", "tournament", "session", "section"),
+    "ns_score": ("ns_score", "score_ns", "nsscore", "ns_points", "score"),
+    "north": ("north", "n"), "south": ("south", "s"), "east": ("east", "e"),
+    "west": ("west", "w"),
+    "ns_pair": ("ns_pair", "pair_ns", "pairid_ns", "ns"),
+    "ew_pair": ("ew_pair", "pair_ew", "pairid_ew", "ew"),
+    "time": ("time", "date", "datetime", "timestamp"),
+    "artificial": ("artificial", "adjusted", "adjustment"),
+    "contract": ("contract",),
+    "declarer": ("declarer",),
+    "tricks": ("tricks", "result"),
+    "vulnerable": ("vulnerable", "vulnerability", "vul"),
+}
+
+
+def boards_from_table(table: Any, *, period: Any = None, source: str | Source | None = None,
+                      **columns: str | None) -> Boards:
+    """Build :class:`Boards` from a pyarrow Table, recognising column names
+    (case-insensitive): ``board``, ``event``, ``north``/``south``/``east``/``west``,
+    ``ns_pair``/``ew_pair``, ``ns_score`` (or ``contract`` + ``declarer`` [+ ``tricks``]
+    [+ ``vulnerable``]), ``time``, ``artificial``. ``period`` is a length (``"3d"``) or
+    the name of a period column. Explicit ``board="col"``... mappings override."""
+    from fastrate.io.tables import _source_for
+
+    src = _source_for(source) if not isinstance(source, Source) else source
+    where = src.name or "the input"
+    names = list(table.column_names)
+    lower = {c.lower(): c for c in names}
+    unknown = set(columns) - set(_BOARD_COLUMNS)
+    if unknown:
+        raise InputError(f"unknown column option(s) {', '.join(sorted(unknown))}; use "
+                         f"{', '.join(_BOARD_COLUMNS)}")
+    picked: dict[str, str] = {}
+    for arg, options in _BOARD_COLUMNS.items():
+        want = columns.get(arg)
+        if want is not None:
+            if want not in names:
+                import difflib
+
+                near = difflib.get_close_matches(want, names, n=1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                raise InputError(f"no column '{want}' (given as {arg}=) in {where}; columns: "
+                                 f"{', '.join(names)}{hint}")
+            picked[arg] = want
+            continue
+        for o in options:
+            if o in lower and lower[o] not in picked.values():
+                picked[arg] = lower[o]
+                break
+    if "board" not in picked:
+        raise InputError(f"no board column in {where} (columns: {', '.join(names)}); a "
+                         "results file needs board, the players (north, south, east, west) "
+                         "or pairs (ns_pair, ew_pair), and ns_score (or contract and "
+                         "declarer)")
+    if "ns_score" in picked and "contract" in picked and columns.get("ns_score") is None \
+            and picked["ns_score"].lower() == "score":
+        del picked["ns_score"]  # a bare 'score' next to a contract is ambiguous: recompute
+    if "ns_score" not in picked and not ("contract" in picked and "declarer" in picked):
+        raise InputError(f"no column 'ns_score' in {where} (columns: {', '.join(names)}); "
+                         "give NS points as ns_score, or contract and declarer")
+    if "ns_score" in picked:
+        for k in ("contract", "declarer", "tricks", "vulnerable"):
+            picked.pop(k, None) if columns.get(k) is None else None
+    seats_found = [s for s in _SEATS if s in picked]
+    if 0 < len(seats_found) < 4 and "ns_pair" not in picked:
+        missing = [s for s in _SEATS if s not in picked]
+        raise InputError(f"a pair needs both players: no column for {', '.join(missing)} in "
+                         f"{where} (columns: {', '.join(names)})")
+    if len(seats_found) < 4:
+        for s in seats_found:
+            del picked[s]
+    src = dataclasses.replace(src, columns=tuple((a, c) for a, c in picked.items() if a != c))
+    period_arg = period
+    if isinstance(period, str) and period in names:
+        period_arg = table.column(period)
+    args = {a: table.column(c) for a, c in picked.items()}
+    return Boards.from_arrays(period=period_arg, source=src, **args)
+
+
+def read_boards(path: Any, *, format: str | None = None, period: Any = None,
+                **columns: str | None) -> Boards:
+    """Read table results from CSV, Parquet, JSON or PBN (``.pbn``); see
+    :func:`boards_from_table` for the column names recognised."""
+    from pathlib import Path
+
+    from fastrate.io.tables import read_table
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such file: {path}")
+    if (format or p.suffix.lower().lstrip(".")) == "pbn":
+        from fastrate.io.pbn import read_pbn_boards
+
+        return read_pbn_boards(p, period=period)
+    fmt = format
+    table = read_table(p, fmt)
+    text = (fmt or "") == "csv" or p.suffix.lower() in (".csv", ".tsv", ".txt", ".gz")
+    src = Source(p.name, first_line=2 if text else 0)
+    return boards_from_table(table, period=period, source=src, **columns)
