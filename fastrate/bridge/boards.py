@@ -97,49 +97,44 @@ def _group_by_key_kernel(key, n_keys, order, offsets, first_row):  # pragma: no 
 
 
 @kernel
-def _seat_conflict_kernel(offsets, seats, n_ids, width):  # pragma: no cover - jit
-    """First conflict of a participant on a board: ``seats`` holds ``width`` ids per
-    row (grouped order, -1 = none). Returns (row, earlier row, id) of the first id seen
-    twice within one board, or (-1, -1, -1)."""
+def _check_seats_kernel(offsets, seats, width, score, artificial, n_ids, keep,
+                        conflict):  # pragma: no cover - jit
+    """One O(rows) pass over the boards (grouped order; ``seats`` holds ``width``
+    participant ids per row).
+
+    A row that repeats an earlier row of its board exactly (same participants in the
+    same seats, same score and artificial code) is a duplicate entry: ``keep[r] =
+    False``. Any other participant seen twice on a board is a conflict: ``conflict``
+    gets (row, earlier row, id) and the pass stops. Returns the number of duplicates."""
     last_board = np.full(n_ids, -1, dtype=np.int64)
     last_row = np.full(n_ids, -1, dtype=np.int64)
+    dropped = 0
     for b in range(offsets.shape[0] - 1):
         for r in range(offsets[b], offsets[b + 1]):
+            keep[r] = True
+            p0 = seats[r * width]
+            if p0 >= 0 and last_board[p0] == b:
+                q = last_row[p0]
+                same = artificial[r] == artificial[q] and (
+                    score[r] == score[q] or (score[r] != score[r] and score[q] != score[q]))
+                for j in range(width):
+                    if seats[r * width + j] != seats[q * width + j]:
+                        same = False
+                if same:
+                    keep[r] = False
+                    dropped += 1
+                    continue
             for j in range(width):
                 p = seats[r * width + j]
                 if p < 0:
                     continue
                 if last_board[p] == b:
-                    return r, last_row[p], p
+                    conflict[0] = r
+                    conflict[1] = last_row[p]
+                    conflict[2] = p
+                    return dropped
                 last_board[p] = b
                 last_row[p] = r
-    return -1, -1, -1
-
-
-@kernel
-def _duplicate_rows_kernel(offsets, seats, width, score, artificial, keep):  # pragma: no cover
-    """Mark ``keep[r] = False`` for a row that repeats an earlier row of its board
-    exactly (same participants in the same seats, same score and artificial code);
-    returns the number dropped. O(T^2) per board only over rows sharing the first
-    participant, which is O(T) when participants are distinct."""
-    dropped = 0
-    for b in range(offsets.shape[0] - 1):
-        lo, hi = offsets[b], offsets[b + 1]
-        for r in range(lo, hi):
-            keep[r] = True
-            for q in range(lo, r):
-                if not keep[q]:
-                    continue
-                same = True
-                for j in range(width):
-                    if seats[r * width + j] != seats[q * width + j]:
-                        same = False
-                        break
-                if same and artificial[r] == artificial[q] and (
-                        score[r] == score[q] or (score[r] != score[r] and score[q] != score[q])):
-                    keep[r] = False
-                    dropped += 1
-                    break
     return dropped
 
 
@@ -495,9 +490,21 @@ class Boards:
         sc_g = require(sc[order], np.float64)
         art_g = take(art)
         keep = np.ones(n, dtype=np.bool_)
-        n_dup = _duplicate_rows_kernel(offsets, part, width, sc_g,
-                                       art_g if art_g is not None else np.zeros(n, np.int64),
-                                       keep)
+        conflict = np.full(3, -1, dtype=np.int64)
+        n_dup = _check_seats_kernel(offsets, part, width, sc_g,
+                                    art_g if art_g is not None else np.zeros(n, np.int64),
+                                    n_ids, keep, conflict)
+        r, q, p = (int(v) for v in conflict)
+        if r >= 0:
+            b_i = int(np.searchsorted(offsets, r, side="right") - 1)
+            what = "player" if width == 4 else "pair"
+            name = (index if width == 4 else pairs)[p]  # type: ignore[index]
+            label = _fmt(board_number[b_i])
+            if board_event is not None:
+                label = f"{label} of event {_fmt(board_event[b_i])}"
+            raise InputError(f"{what} {_fmt(name)} plays twice on board {label}: at "
+                             f"{src.where(int(order[q]))} and {src.where(int(order[r]))}; "
+                             "each player sits at one table of a board")
         dropped: tuple[tuple[str, int, str], ...] = ()
         if n_dup:
             first_dup = int(order[int(np.argmax(~keep))])
@@ -510,18 +517,6 @@ class Boards:
             order = require(order[pos], np.int64)
             sc_g = require(sc_g[pos], np.float64)
             art_g = None if art_g is None else require(art_g[pos], np.int64)
-            part = require(part.reshape(-1, width)[pos].ravel(), np.int64)
-        r, q, p = _seat_conflict_kernel(offsets, part, n_ids, width)
-        if r >= 0:
-            b_i = int(np.searchsorted(offsets, r, side="right") - 1)
-            what = "player" if width == 4 else "pair"
-            name = (index if width == 4 else pairs)[p]  # type: ignore[index]
-            label = _fmt(board_number[b_i])
-            if board_event is not None:
-                label = f"{label} of event {_fmt(board_event[b_i])}"
-            raise InputError(f"{what} {_fmt(name)} plays twice on board {label}: at "
-                             f"{src.where(int(order[q]))} and {src.where(int(order[r]))}; "
-                             "each player sits at one table of a board")
 
         def take2(a: Any) -> np.ndarray | None:
             if a is None:
