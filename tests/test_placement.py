@@ -489,7 +489,8 @@ def test_cli_errors(files):
     res = _invoke(["stats", str(nope)])
     assert "no column 'player'" in str(res.exception)
     res = _invoke(["stats", str(files / "counts.csv"), "--reference", "missing.txt"])
-    assert "--reference must be tazd, takbe, uniform or a profile file" in str(res.exception)
+    assert "--reference must be tazd, takbe, uniform, taowr, taolz or a profile file" in \
+        str(res.exception)
 
 
 # ----------------------------------------------------------------------------------
@@ -583,3 +584,276 @@ def test_cli_pga(files):
     assert [(r["x"], r["y"]) for r in json.loads(res.stdout)] == [("x", "y")]
     res = _invoke(["pga", str(files / "log.csv")])
     assert "no column 'seat', 'watchers'" in str(res.exception)
+
+
+# ----------------------------------------------------------------------------------
+# TAOWR / TAOLZ: tests against the player's own earlier profile (essay §iv)
+
+# ann's ten games (k = 3): place, points won; ratings 20 10 5 -5 -15 5 0 20 40 35.
+# Lowest rating -15 after game 5 (profile 1-1-3); last zero after game 7 (2-2-3);
+# final profile 4-3-3.
+ANN = [(1, 20), (3, -10), (2, -5), (3, -10), (3, -10), (1, 20), (2, -5), (1, 20), (1, 20),
+       (2, -5)]
+# bob never goes below his start (0): no reference games; cy reaches his lowest (and a
+# zero) in his latest game: no games after it
+BOB = [(1, 20), (2, -5)]
+CY = [(1, 20), (3, -30)]
+
+
+def _own_log():
+    """(players, places, points, times) with the three players' games interleaved and
+    the rows of the log not in time order."""
+    rows = []
+    for name, games, offset in (("ann", ANN, 0.0), ("bob", BOB, 0.5), ("cy", CY, 0.25)):
+        for i, (place, points) in enumerate(games):
+            rows.append((name, place, points, 2.0 * i + offset))
+    rows.reverse()
+    return tuple(list(c) for c in zip(*rows))
+
+
+def _by_player(cols):
+    names = cols["player"].tolist()
+    return {name: {key: value[i] for key, value in cols.items()} for i, name in
+            enumerate(names)}
+
+
+def test_taowr_hand_worked_example():
+    got = _by_player(P.taowr(*_own_log(), 3))
+    ann = got["ann"]
+    assert (ann["games"], ann["reference_games"], ann["games_after"]) == (10, 5, 5)
+    assert (ann["rating"], ann["reference_rating"]) == (35.0, -15.0)
+    # reference 1-1-3 of 5 games -> 1/5 1/5 3/5; observed 4-3-3 of n = 10: E = 2 2 6
+    # chi2 = 2^2/2 + 1^2/2 + 3^2/6 = 4.0; TAOWR = 4 / sqrt(10) * 1000
+    assert ann["chi2"] == pytest.approx(4.0)
+    assert ann["taowr"] == pytest.approx(4.0 / math.sqrt(10) * 1000)
+    assert round(ann["taowr"], 2) == 1264.91
+    assert ann["df"] == 2 and ann["p_value"] == pytest.approx(math.exp(-2.0))
+    assert ann["effect_size"] == pytest.approx(math.sqrt(0.4))
+    assert ann["status"] == "ok"
+    # the same number as the TAPL statistic against that profile (one kernel)
+    assert ann["taowr"] == pytest.approx(P.tapl([4, 3, 3], reference=[1 / 5, 1 / 5, 3 / 5]))
+    # only the 5 games after the low (3-2-0): E = 1 1 3, chi2 = 4 + 1 + 3 = 8
+    after = _by_player(P.taowr(*_own_log(), 3, observed="after"))["ann"]
+    assert after["chi2"] == pytest.approx(8.0)
+    assert after["taowr"] == pytest.approx(8.0 / math.sqrt(5) * 1000)
+    assert after["p_value"] == pytest.approx(math.exp(-4.0))
+
+
+def test_taolz_hand_worked_example():
+    got = _by_player(P.taolz(*_own_log(), 3))
+    ann = got["ann"]
+    assert (ann["reference_games"], ann["reference_rating"]) == (7, 0.0)
+    # reference 2-2-3 of 7; observed 4-3-3, E = 20/7 20/7 30/7:
+    # (8/7)^2/(20/7) + (1/7)^2/(20/7) + (9/7)^2/(30/7) = 64/140 + 1/140 + 81/210 = 0.85
+    assert ann["chi2"] == pytest.approx(0.85)
+    assert ann["taolz"] == pytest.approx(0.85 / math.sqrt(10) * 1000)
+    assert round(ann["taolz"], 2) == 268.79
+    after = _by_player(P.taolz(*_own_log(), 3, observed="after"))["ann"]
+    # after: 2-1-0 in 3 games, E = 6/7 6/7 9/7 -> 64/42 + 1/42 + 9/7 = 17/6
+    assert after["chi2"] == pytest.approx(17 / 6)
+    # the essay's "Test Against Own Last 1000": level 20 -> after game 8 (3-2-3)
+    lz20 = _by_player(P.taolz(*_own_log(), 3, level=20))["ann"]
+    assert (lz20["reference_games"], lz20["reference_rating"]) == (8, 20.0)
+    assert lz20["chi2"] == pytest.approx(ref.chi_square([4, 3, 3], [3, 2, 3]))
+
+
+def test_own_reference_edge_cases():
+    for fn, name in ((P.taowr, "taowr"), (P.taolz, "taolz")):
+        got = _by_player(fn(*_own_log(), 3))
+        bob, cy = got["bob"], got["cy"]
+        # bob never came back to 0: his reference is the start, an empty profile
+        assert bob["status"] == "no_reference_games" and bob["reference_games"] == 0
+        assert bob["reference_rating"] == 0.0
+        assert math.isnan(bob["chi2"]) and math.isnan(bob[name])
+        assert math.isnan(bob["p_value"]) and math.isnan(bob["effect_size"])
+        # cy's reference point is his last game: observed == reference, chi2 exactly 0
+        assert cy["status"] == "no_games_after" and cy["games_after"] == 0
+        assert cy["chi2"] == 0.0 and cy[name] == 0.0 and cy["p_value"] == 1.0
+        cy_after = _by_player(fn(*_own_log(), 3, observed="after"))["cy"]
+        assert cy_after["status"] == "no_games_after" and math.isnan(cy_after[name])
+    # a rating that starts above the level and never comes down to it
+    never = _by_player(P.taolz(*_own_log(), 3, initial=100))
+    assert never["ann"]["status"] == "never_at_level"
+    assert math.isnan(never["ann"]["reference_rating"]) and math.isnan(never["ann"]["taolz"])
+    assert never["ann"]["reference_games"] == 0
+    # TAOWR always has a reference point: the start at worst
+    assert _by_player(P.taowr(*_own_log(), 3, initial=100))["ann"]["status"] == "ok"
+
+
+def test_own_reference_zero_expected_and_pseudocount():
+    # dee: 7th, 7th (rating -120, the low), then a win: 1st never seen in the reference
+    log = (["dee"] * 3, [7, 7, 1], [-60, -60, 60], [1, 2, 3])
+    res = _by_player(P.taowr(*log, 7))["dee"]
+    assert res["status"] == "zero_expected" and math.isnan(res["taowr"])
+    # a place with 0 expected and 0 observed adds nothing (and no degree of freedom)
+    log2 = (["dee"] * 3, [7, 7, 7], [-60, -60, 60], [1, 2, 3])
+    res2 = _by_player(P.taowr(*log2, 7))["dee"]
+    assert res2["status"] == "ok" and res2["chi2"] == 0.0 and res2["df"] == 0
+    assert res2["p_value"] == 1.0
+    # pseudocount a: shares (R_j + a) / (t + k a); with a = 1: (1, 1, ..., 3) / 9
+    smooth = _by_player(P.taowr(*log, 7, pseudocount=1.0))["dee"]
+    shares = np.array([1, 1, 1, 1, 1, 1, 3]) / 9
+    assert smooth["status"] == "ok" and smooth["df"] == 6
+    assert smooth["taowr"] == pytest.approx(P.tapl([1, 0, 0, 0, 0, 0, 2], reference=shares))
+
+
+def test_own_reference_floor_and_time_order():
+    players, places, points, times = _own_log()
+    # KDice's zero-minimum points: ratings 20 10 5 0 0 20 15 35 55 50 (game 4's -5 and
+    # game 5's -15 become 0), so her lowest rating (0) is last reached at game 5, and so is
+    # her last zero (game 7, exactly 0 without the floor, is now at 15)
+    floored = _by_player(P.taowr(players, places, points, times, 3, floor=0.0))["ann"]
+    assert floored["reference_rating"] == 0.0 and floored["reference_games"] == 5
+    lz = _by_player(P.taolz(players, places, points, times, 3, floor=0.0))["ann"]
+    assert lz["reference_games"] == 5 and lz["rating"] == 50.0
+    # dates and ISO strings order the same way as numbers
+    stamps = [np.datetime64("2024-01-01T00:00") + np.timedelta64(int(t * 60), "m")
+              for t in times]
+    as_dates = P.taolz(players, places, points, stamps, 3)
+    as_text = P.taolz(players, places, points, [str(s) for s in stamps], 3)
+    as_numbers = P.taolz(players, places, points, times, 3)
+    for cols in (as_dates, as_text):
+        np.testing.assert_array_equal(cols["taolz"], as_numbers["taolz"])
+    # equal times keep the log order: a loss then a win differs from a win then a loss
+    first = _by_player(P.taowr(["a", "a", "a"], [2, 3, 1], [0, -10, 10], [0, 1, 1], 3))
+    second = _by_player(P.taowr(["a", "a", "a"], [2, 1, 3], [0, 10, -10], [0, 1, 1], 3))
+    assert first["a"]["reference_games"] == 2 and second["a"]["reference_games"] == 3
+
+
+def test_own_reference_profiles():
+    prof = P.own_reference_profiles(*_own_log(), 3, reference="taolz")
+    assert list(prof["players"]) == ["cy", "bob", "ann"]  # first appearance in the log
+    np.testing.assert_array_equal(prof["counts"], [[1, 0, 1], [1, 1, 0], [4, 3, 3]])
+    np.testing.assert_array_equal(prof["reference_counts"], [[1, 0, 1], [0, 0, 0],
+                                                             [2, 2, 3]])
+    np.testing.assert_array_equal(prof["games"], [2, 2, 10])
+    np.testing.assert_array_equal(prof["reference_games"], [2, 0, 7])
+    np.testing.assert_array_equal(prof["rating"], [-10, 15, 35])
+    none = P.own_reference_profiles(*_own_log(), 3, reference="taolz", initial=50)
+    np.testing.assert_array_equal(none["reference_games"], [-1, -1, -1])
+    assert np.isnan(none["reference_rating"]).all()
+
+
+@st.composite
+def placement_logs(draw):
+    k = draw(st.integers(2, 5))
+    n_games = draw(st.integers(1, 25))
+    rows = []
+    for _ in range(n_games):
+        size = draw(st.integers(1, min(k, 4)))
+        seated = draw(st.permutations(range(5)))[:size]
+        when = draw(st.integers(0, 12))  # repeated times: the stable order matters
+        for place, player in enumerate(seated, start=1):
+            rows.append((float(when), f"p{player}", place, float(draw(st.integers(-3, 3))) * 10))
+    rows = draw(st.permutations(rows))
+    options = draw(st.fixed_dictionaries({
+        "observed": st.sampled_from(["all", "after"]),
+        "yates": st.sampled_from([False, True, "auto"]),
+        "pseudocount": st.sampled_from([0.0, 0.5]),
+        "initial": st.sampled_from([0.0, 20.0]),
+        "floor": st.sampled_from([None, 0.0, -20.0]),
+    }))
+    level = draw(st.sampled_from([0.0, 10.0, -20.0]))
+    return k, list(rows), options, level
+
+
+@settings(max_examples=80)
+@given(placement_logs(), st.sampled_from(["taowr", "taolz"]))
+def test_own_reference_matches_reference(case, which):
+    k, rows, options, level = case
+    times, players, places, points = (list(c) for c in zip(*rows))
+    extra = {"level": level} if which == "taolz" else {}
+    got = P.own_reference_stats(players, places, points, times, k, reference=which,
+                                **options, **extra)
+    expected = ref.own_reference(rows, which, k, level=level if which == "taolz" else 0.0,
+                                 **options)
+    assert got["player"].tolist() == list(dict.fromkeys(players))
+    for i, name in enumerate(got["player"].tolist()):
+        want = expected[name]
+        assert got["status"][i] == want["status"], name
+        assert (got["games"][i], got["reference_games"][i]) == (want["games"],
+                                                                want["reference_games"])
+        assert got["games_after"][i] == want["games"] - want["reference_games"]
+        np.testing.assert_allclose(
+            [got["rating"][i], got["reference_rating"][i], got["chi2"][i], got["p_value"][i],
+             got["effect_size"][i], got[which][i]],
+            [want["rating"], want["reference_rating"], want["chi2"], want["p_value"],
+             want["effect_size"], want["value"]], rtol=1e-10, atol=1e-9)
+        if not math.isnan(want["df"]):
+            assert got["df"][i] == want["df"]
+
+
+def test_own_reference_bad_input():
+    players, places, points, times = _own_log()
+    with pytest.raises(ConfigError, match="'reference' of own_reference_stats must be "
+                       "'taowr' or 'taolz'; got 'tazd'"):
+        P.own_reference_stats(players, places, points, times, reference="tazd")
+    with pytest.raises(ConfigError, match="'observed' of taowr must be one of 'all', 'after'"):
+        P.taowr(players, places, points, times, observed="before")
+    with pytest.raises(ConfigError, match="'pseudocount' of taolz"):
+        P.taolz(players, places, points, times, pseudocount=-1)
+    with pytest.raises(ConfigError, match=r"'floor' of taowr must be a float in \[-inf, 0\]"):
+        P.taowr(players, places, points, times, floor=5.0)
+    with pytest.raises(ConfigError, match="'yates' must be"):
+        P.taolz(players, places, points, times, yates="maybe")
+    bad_points = list(points)
+    bad_points[3] = float("nan")
+    with pytest.raises(InputError, match=r"column 'points' must be a finite number.*row 4"):
+        P.taowr(players, places, bad_points, times)
+    with pytest.raises(InputError, match=r"column 'points' must have one value per row"):
+        P.taowr(players, places, points[:-1], times)
+    with pytest.raises(InputError, match=r"column 'time' must have one value per row"):
+        P.taowr(players, places, points, times[:-1])
+    with pytest.raises(InputError, match=r"column 'time' must be a date or time.*row 2"):
+        P.taowr(["a", "a"], [1, 2], [1, 2], ["2024-01-01", "soon"])
+    with pytest.raises(InputError, match=r"column 'place' must be in 1\.\.3; found 4"):
+        P.taolz(["a", "b"], [1, 4], [1, 2], [1, 2], 3)
+    with pytest.raises(InputError, match="column 'player' must not repeat a player"):
+        P.taolz(["a", "a"], [1, 2], [1, 2], [1, 2], game=[1, 1])
+
+
+@pytest.fixture
+def own_files(tmp_path):
+    lines = ["game,time,player,place,points"]
+    players, places, points, times = _own_log()
+    for i, (p, pl, pt, t) in enumerate(zip(players, places, points, times)):
+        lines.append(f"{i},{t},{p},{pl},{pt}")
+    log = tmp_path / "own.csv"
+    log.write_text("\n".join(lines) + "\n")
+    return log
+
+
+def test_cli_taowr_and_taolz(own_files, files):
+    res = _invoke(["stats", str(own_files), "--reference", "taowr", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["player"]: r for r in json.loads(res.stdout)}
+    assert rows["ann"]["taowr"] == pytest.approx(4.0 / math.sqrt(10) * 1000)
+    assert rows["ann"]["vs_reference"] == rows["ann"]["taowr"]
+    assert rows["ann"]["chi2"] == pytest.approx(4.0)
+    assert rows["ann"]["p_value"] == pytest.approx(math.exp(-2.0))
+    assert rows["ann"]["tapl"] == pytest.approx(P.tapl([4, 3, 3]))
+    assert rows["ann"]["status"] == "ok" and rows["bob"]["status"] == "no_reference_games"
+    assert rows["bob"]["taowr"] is None or math.isnan(rows["bob"]["taowr"])
+    assert rows["cy"]["status"] == "no_games_after" and rows["cy"]["taowr"] == 0.0
+    res = _invoke(["stats", str(own_files), "--reference", "taolz", "--observed", "after",
+                   "--level", "20", "--yates", "on", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    ann = {r["player"]: r for r in json.loads(res.stdout)}["ann"]
+    expected = ref.own_reference([(t, p, pl, pt) for p, pl, pt, t in zip(*_own_log())],
+                                 "taolz", 3, level=20, observed="after", yates=True)["ann"]
+    assert ann["taolz"] == pytest.approx(expected["value"])
+    assert ann["reference_games"] == 8
+    res = _invoke(["stats", str(own_files), "--reference", "taowr", "--floor", "0",
+                   "--initial", "0", "--pseudocount", "0.5", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    # errors: a counts table, a log without time or points, options without taowr/taolz
+    res = _invoke(["stats", str(files / "counts.csv"), "--reference", "taowr"])
+    assert "--reference taowr needs a placement log" in str(res.exception)
+    res = _invoke(["stats", str(files / "log.csv"), "--reference", "taolz"])
+    assert isinstance(res.exception, InputError)
+    assert "needs the columns 'time' and 'points'" in str(res.exception)
+    assert "no column 'time'" in str(res.exception)
+    res = _invoke(["stats", str(own_files), "--level", "5"])
+    assert "--level applies to --reference taowr or taolz only" in str(res.exception)
+    res = _invoke(["stats", str(own_files), "--reference", "taowr", "--level", "5"])
+    assert "--level applies to --reference taolz only" in str(res.exception)

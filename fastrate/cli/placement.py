@@ -1,5 +1,5 @@
 """``fastrate placement``: skill statistics for placement games (TAPL, TAZD, TAZD*,
-p-value, effect size, CI, GPG, PPRG, QOOA, baseball-style standings). I/O and errors
+TAOWR/TAOLZ, p-value, effect size, CI, GPG, PPRG, QOOA, baseball-style standings). I/O and errors
 only; the computing happens in :mod:`fastrate.stats.placement`."""
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ def placement_group() -> None:
     """Skill statistics for placement games (KDice-style 1st..k-th place profiles)."""
 
 
+_NAMED = ("uniform", "tazd", "takbe", "taowr", "taolz")
+
+
 def _read_reference(reference: str | None):
-    """'tazd' / 'takbe' / 'uniform' / None, or a file: one row of k numbers, or a column
-    of k numbers (profile, percent or fraction)."""
-    if reference is None or reference.lower() in ("uniform", "tazd", "takbe"):
+    """'tazd' / 'takbe' / 'uniform' / 'taowr' / 'taolz' / None, or a file: one row of k
+    numbers, or a column of k numbers (profile, percent or fraction)."""
+    if reference is None or reference.lower() in _NAMED:
         return None if reference is None else reference.lower()
     from pathlib import Path
 
@@ -33,7 +36,8 @@ def _read_reference(reference: str | None):
 
     path = Path(reference)
     if not path.exists():
-        raise InputError(f"--reference must be tazd, takbe, uniform or a profile file; no such "
+        raise InputError(f"--reference must be tazd, takbe, uniform, taowr, taolz or a profile "
+                         f"file; no such "
                          f"file: {reference}")
     text = path.read_text().replace(",", " ").replace("-", " ").split()
     try:
@@ -47,8 +51,11 @@ def _columns_lower(table) -> dict[str, str]:
     return {c.lower(): c for c in table.column_names}
 
 
-def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool):
-    """(player names, counts, points or None, levels or None, games_behind or None)."""
+def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
+          own: dict | None = None):
+    """(player names, counts, points or None, levels or None, games_behind or None,
+    TAOWR/TAOLZ columns or None). ``own``: the options of placement.own_reference_stats
+    (reference, level, ...), which need a log with time and points columns."""
     import numpy as np
 
     from fastrate.errors import InputError
@@ -65,8 +72,26 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool):
     def col(name):
         return table.column(cols[name]).to_numpy(zero_copy_only=False)
 
+    if own is not None:
+        name = own["reference"].upper()
+        if "place" not in cols:
+            raise InputError(f"--reference {own['reference']} needs a placement log (columns "
+                             f"game, time, player, place, points), not a counts table; "
+                             f"{file} has columns {', '.join(table.column_names)}")
+        missing = [c for c in ("time", "points") if c not in cols]
+        if missing:
+            raise InputError(f"--reference {own['reference']} needs the columns 'time' and "
+                             f"'points' (points won per game) of a log to follow each "
+                             f"player's rating; no column {' or '.join(map(repr, missing))} "
+                             f"in {file} (columns: {', '.join(table.column_names)}); {name} "
+                             "is computed from the log's history")
     if "place" in cols:
         game = col("game") if "game" in cols else None
+        own_cols = None
+        if own is not None:
+            own_cols = placement.own_reference_stats(
+                col("player"), col("place"), col("points"), col("time"), places, game=game,
+                allow_ties=allow_ties, **own)
         log = placement.profiles_from_log(
             col("player"), col("place"), places, game=game,
             points=col("points") if "points" in cols else None,
@@ -75,7 +100,8 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool):
         if game is not None:
             gb = placement.standings(game, col("player"), col("place"),
                                      sort=False)["games_behind"]
-        return log["players"].names, log["counts"], log["points"], log["levels"], gb
+        return (log["players"].names, log["counts"], log["points"], log["levels"], gb,
+                own_cols)
     place_cols = sorted(((int(m.group(1)), c) for c in table.column_names
                          if (m := _PLACE_COLUMN.match(c))), key=lambda t: t[0])
     if not place_cols:
@@ -96,14 +122,31 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool):
         levels = np.zeros((counts.shape[0], 6))
         for n, c in level_cols:
             levels[:, n] = table.column(c).to_numpy(zero_copy_only=False)
-    return col("player"), counts, points, levels, None
+    return col("player"), counts, points, levels, None, None
 
 
 @placement_group.command("stats")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--reference", metavar="tazd|takbe|uniform|FILE", default=None,
+@click.option("--reference", metavar="tazd|takbe|uniform|taowr|taolz|FILE", default=None,
               help="Profile for chi2, p_value, effect_size and tazd_star (default: uniform; "
-              "tazd_star then uses TAZD). FILE holds the k numbers of a profile.")
+              "tazd_star then uses TAZD). FILE holds the k numbers of a profile. taowr / "
+              "taolz: each player's own profile at his lowest rating / his last zero, "
+              "from a log with time and points columns.")
+@click.option("--observed", type=click.Choice(["all", "after"]), default=None,
+              help="taowr/taolz: test all of a player's games (the essay; default) or only "
+              "those after his reference point.")
+@click.option("--level", type=float, default=None, metavar="X",
+              help="taolz: the rating that counts as 'zero' (default 0; 1000 for the "
+              "essay's Test Against Own Last 1000).")
+@click.option("--initial", type=float, default=None, metavar="X",
+              help="taowr/taolz: every player's rating before his first game in the log "
+              "(default 0).")
+@click.option("--floor", type=float, default=None, metavar="X",
+              help="taowr/taolz: clamp ratings at X after every game (0: KDice's "
+              "zero-minimum points; default: no clamp).")
+@click.option("--pseudocount", type=float, default=None, metavar="A",
+              help="taowr/taolz: add A to each place of the reference profile (0.5 or 1 "
+              "avoids NaN for places the player had never reached; default 0).")
 @click.option("--yates", type=click.Choice(["off", "on", "auto"]), default="off",
               show_default=True, flag_value="on", is_flag=False,
               help="Yates' correction: on for every player (plain --yates), auto where an "
@@ -118,38 +161,67 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool):
               "this file (written atomically).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
               "from the -o extension; csv on stdout).")
-def stats_command(file, reference, yates, places, allow_ties, input_format, output,
-                  fmt) -> None:
+def stats_command(file, reference, observed, level, initial, floor, pseudocount, yates,
+                  places, allow_ties, input_format, output, fmt) -> None:
     """Per-player skill statistics from a placement log or a counts table.
 
-    FILE is a log (columns game, player, place[, points, level]; one row per player per
-    game, place 1..k, level 0..5 the table level) or a counts table (player, p1..pk[,
-    points, level0..level5 as percentages]). Output columns: player, games, chi2,
-    p_value, effect_size, tapl, tazd, takbe, tazd_star, ci, games_behind, and pprg, gpg,
-    qooa, tapl_qooa when points/levels are given.
+    FILE is a log (columns game, player, place[, points, level, time]; one row per
+    player per game, place 1..k, level 0..5 the table level) or a counts table (player,
+    p1..pk[, points, level0..level5 as percentages]). Output columns: player, games,
+    chi2, p_value, effect_size, tapl, tazd, takbe, tazd_star, ci, games_behind, and pprg,
+    gpg, qooa, tapl_qooa when points/levels are given.
+
+    With --reference taowr or taolz (a log with time and points columns), chi2,
+    p_value and effect_size are against each player's own earlier profile, and the
+    columns vs_reference and taowr/taolz (the value), df, reference_games, games_after,
+    rating, reference_rating and status (ok, no_reference_games, never_at_level,
+    no_games_after, zero_expected) are added.
 
     \b
     Examples:
       fastrate placement stats games.csv -o stats.csv
       fastrate placement stats profiles.csv --reference tazd --yates auto
       fastrate placement stats log.parquet --reference my_profile.txt --format json
+      fastrate placement stats log.csv --reference taolz --pseudocount 0.5
     """
     import pyarrow as pa
 
+    from fastrate.errors import InputError
     from fastrate.io.tables import write_table
     from fastrate.stats import placement
 
     ref = _read_reference(reference)
-    players, counts, points, levels, gb = _load(file, input_format, places, allow_ties)
     mode = {"off": False, "on": True, "auto": "auto"}[yates]
+    own_options = {"observed": observed, "level": level, "initial": initial, "floor": floor,
+                   "pseudocount": pseudocount}
+    given = [name for name, value in own_options.items() if value is not None]
+    own = None
+    if isinstance(ref, str) and ref in ("taowr", "taolz"):
+        if ref == "taowr" and level is not None:
+            raise InputError("--level applies to --reference taolz only (TAOWR uses the "
+                             "lowest rating)")
+        own = {"reference": ref, "yates": mode,
+               **{name: own_options[name] for name in given}}
+    elif given:
+        raise InputError(f"--{given[0]} applies to --reference taowr or taolz only")
+    players, counts, points, levels, gb, own_cols = _load(file, input_format, places,
+                                                          allow_ties, own)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", placement.ProfileWarning)
-        cols = placement.placement_stats(counts, reference=ref, yates=mode, points=points,
-                                         levels=levels)
+        cols = placement.placement_stats(counts, reference=None if own else ref, yates=mode,
+                                         points=points, levels=levels)
     for w in caught:
         click.echo(f"fastrate: warning: {w.message}", err=True)
     if gb is not None:
         cols["games_behind"] = gb
+    if own_cols is not None:
+        for name in ("chi2", "p_value", "effect_size"):
+            cols[name] = own_cols[name]
+        cols["vs_reference"] = own_cols[ref]
+        for name in (ref, "df", "reference_games", "games_after", "rating",
+                     "reference_rating"):
+            cols[name] = own_cols[name]
+        cols["status"] = own_cols["status"].tolist()
     names = players.tolist() if hasattr(players, "tolist") else list(players)
     data = {"player": pa.array(names), **{k: pa.array(v) for k, v in cols.items()}}
     data["games"] = pa.array(cols["games"].astype("int64") if

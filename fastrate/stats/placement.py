@@ -48,8 +48,12 @@ they are normalised once here, silently (documented).
 A player with zero games has NaN for every statistic (chi-square, TAPL, p-value,
 effect size, TAZD*, CI, GPG, PPRG); nothing raises for it.
 
-Not implemented: TAOWR/TAOLZ need a ratings history -- pass the earlier profile
-(:func:`profile_from_counts`) as ``reference=``.
+* :func:`taowr` / :func:`taolz` (:func:`own_reference_stats`) -- the test against the
+  player's own profile at his lowest rating / at his last return to zero (essay §iv),
+  from a placement log with times and points won: one Numba pass over the time-sorted
+  log follows every player's running points total and snapshots his profile at the
+  reference point (:func:`own_reference_profiles`); the statistic is the TAPL one, by
+  the same chi-square kernel with a profile per player.
 """
 
 from __future__ import annotations
@@ -61,15 +65,16 @@ from typing import Any
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import as_1d, as_float64, check_number, fail_at, require
-from fastrate.data import PlayerIndex
+from fastrate._validate import as_1d, as_float64, check_choice, check_number, fail_at, require
+from fastrate.data import PlayerIndex, parse_time
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = [
     "ProfileWarning", "TAZD_PROFILE", "TAKBE_PROFILE", "KDICE_PAYOFF", "KDICE_BUY_IN",
     "QOOA_DIVISORS", "GPG_CAP", "reference_profile", "profile_from_counts",
     "counts_from_percentages", "place_counts", "profiles_from_log", "chi_square", "tapl",
-    "tazd", "takbe",
+    "tazd", "takbe", "OWN_REFERENCES", "OWN_STATUS", "own_reference_profiles",
+    "own_reference_stats", "taowr", "taolz",
     "p_value", "effect_size", "tazd_star", "qooa", "convolution_integral",
     "guts_per_game", "pprg", "standings", "standings_from_counts", "placement_stats",
     "pga",
@@ -97,14 +102,30 @@ GPG_CAP = 6000.0
 # kernels (counts flattened row-major; k places per player)
 
 
-@kernel
-def _chi2_kernel(counts, k, ref, yates, out_chi2, out_n):
-    """Chi-square of each row against ``ref`` (fractions summing to 1, all > 0).
+@inline_kernel
+def _cell(d, use):
+    """One chi-square numerator: d^2, or with Yates max(|d| - 0.5, 0)^2."""
+    if use:
+        d = abs(d) - 0.5
+        if d < 0.0:
+            d = 0.0
+    return d * d
 
-    yates: 0 off, 1 on, 2 on for rows with an expected count below 5."""
+
+@kernel
+def _chi2_kernel(counts, k, ref, ref_stride, yates, out_chi2, out_n):
+    """Chi-square of each row against a reference profile (fractions summing to 1).
+
+    ``ref_stride`` 0: one profile ``ref[0:k]`` for every row (all shares > 0, as
+    :func:`reference_profile` guarantees); ``k``: row ``i`` has its own profile
+    ``ref[i*k:(i+1)*k]`` (TAOWR/TAOLZ), whose shares may be 0: a place with expected
+    count 0 adds nothing when its observed count is 0 too, and makes the row +inf
+    otherwise. yates: 0 off, 1 on, 2 on for rows with a positive expected count below 5.
+    A row with no games is NaN."""
     m = out_chi2.shape[0]
     for i in range(m):
         base = i * k
+        rb = i * ref_stride
         n = 0.0
         for j in range(k):
             n += counts[base + j]
@@ -115,18 +136,19 @@ def _chi2_kernel(counts, k, ref, yates, out_chi2, out_n):
         use = yates == 1
         if yates == 2:
             for j in range(k):
-                if n * ref[j] < 5.0:
+                e = n * ref[rb + j]
+                if 0.0 < e < 5.0:
                     use = True
                     break
         s = 0.0
         for j in range(k):
-            e = n * ref[j]
-            d = counts[base + j] - e
-            if use:
-                d = abs(d) - 0.5
-                if d < 0.0:
-                    d = 0.0
-            s += d * d / e
+            e = n * ref[rb + j]
+            c = counts[base + j]
+            if e <= 0.0:
+                if c > 0:
+                    s = np.inf
+                continue
+            s += _cell(c - e, use) / e
         out_chi2[i] = s
 
 
@@ -277,16 +299,6 @@ def _behind_kernel(counts, k, out_games, out_behind):
         out_behind[i] = b / (k - 1)
 
 
-@inline_kernel
-def _cell(d, use):
-    """One chi-square numerator: d^2, or with Yates max(|d| - 0.5, 0)^2."""
-    if use:
-        d = abs(d) - 0.5
-        if d < 0.0:
-            d = 0.0
-    return d * d
-
-
 @kernel
 def _all_stats_kernel(counts, k, refs, inv_refs, yates, mu_s, sigma_s, payoff, buy_in, df,
                       games, chi2, pval, effect, test, tapl_, tazd_, takbe_, tstar, ci,
@@ -435,6 +447,44 @@ def _pga_stats_kernel(n, joins, wsum, esum, p_watch, expected, ppc, pval):
         pval[i] = 1.0 if joins[i] <= 0.0 else _gammp(joins[i], lam)
 
 
+@kernel
+def _own_reference_kernel(ids, pos, points, k, mode, level, use_floor, floor, rating, games,
+                          counts, ref_games, ref_rating, ref_counts):
+    """TAOWR/TAOLZ reference points of every player in one pass over the log.
+
+    Rows in time order; row r: player ``ids[r]``, place ``pos[r]`` (1..k), points won
+    ``points[r]``. Keeps each player's running rating (clamped at ``floor`` when
+    ``use_floor``), games and place counts, and copies his counts into ``ref_counts``
+    whenever his rating after a game qualifies as the new reference point:
+
+    * mode 0 (TAOWR): at or below his lowest rating so far (ties: the latest wins);
+    * mode 1 (TAOLZ): at or below ``level`` (the latest such game wins).
+
+    On entry: rating = the initial rating, games = counts = ref_counts = 0; ref_games =
+    0 and ref_rating = the initial rating where the start (no games yet) already
+    qualifies, else ref_games = -1 and ref_rating = NaN (only TAOLZ with the initial
+    rating above ``level``). O(1) per row plus O(k) per new reference point."""
+    for r in range(ids.shape[0]):
+        p = ids[r]
+        x = rating[p] + points[r]
+        if use_floor and x < floor:
+            x = floor
+        rating[p] = x
+        base = p * k
+        counts[base + pos[r] - 1] += 1
+        g = games[p] + 1
+        games[p] = g
+        if mode == 0:
+            hit = x <= ref_rating[p]
+        else:
+            hit = x <= level
+        if hit:
+            ref_games[p] = g
+            ref_rating[p] = x
+            for j in range(k):
+                ref_counts[base + j] = counts[base + j]
+
+
 # ----------------------------------------------------------------------------------
 # validation helpers
 
@@ -515,8 +565,8 @@ def reference_profile(reference: Any = None, k: int = 7) -> np.ndarray:
 
 
 def profile_from_counts(counts: Any) -> np.ndarray:
-    """A reference profile (fractions) from one player's counts, e.g. his profile at his
-    lowest rating (TAOWR) or at his last zero (TAOLZ)."""
+    """A reference profile (fractions) from one player's counts, e.g. an earlier profile
+    of his (:func:`taowr` / :func:`taolz` find those moments in a log themselves)."""
     arr, single = _as_counts(counts)
     if not single:
         raise InputError(f"profile_from_counts takes one profile; got {arr.shape[0]} rows")
@@ -566,15 +616,9 @@ def _payoff(payoff: Any, k: int, buy_in: float) -> np.ndarray:
 # public API
 
 
-def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any = None,
-                 allow_ties: bool = False) -> tuple[PlayerIndex, np.ndarray]:
-    """Profiles from a placement log: one row per (game, player) with the place 1..k.
-
-    Returns the player index (names in order of first appearance) and the
-    ``(n_players, k)`` int64 counts. ``k`` defaults to the largest place. With ``game``
-    ids, two players sharing a place in one game, or one player twice in a game, is an
-    error unless ``allow_ties=True`` (ties only; a repeated player is always an error).
-    """
+def _log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: bool,
+             ) -> tuple[PlayerIndex, np.ndarray, np.ndarray, int]:
+    """Validate a placement log; (player index, int64 player ids, int64 places 1..k, k)."""
     pl = as_1d(players, "player")
     raw = as_1d(places, "place")
     if raw.shape[0] != pl.shape[0]:
@@ -604,7 +648,7 @@ def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any =
             raise InputError(f"column 'game' must have one value per row ({pos.shape[0]}); "
                              f"got {g.shape[0]}")
         _, gid = np.unique(g, return_inverse=True)
-        gid = gid.astype(np.int64)
+        gid = gid.astype(np.int64).reshape(-1)
         for what, col in (("player", ids), ("place", pos)):
             if what == "place" and allow_ties:
                 continue
@@ -615,6 +659,19 @@ def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any =
                 msg = ("must not repeat a player within a game" if what == "player" else
                        "must not repeat within a game (a tie); pass allow_ties=True to allow")
                 raise fail_at(what, msg, pl if what == "player" else pos, row)
+    return index, require(ids, np.int64), pos, k
+
+
+def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any = None,
+                 allow_ties: bool = False) -> tuple[PlayerIndex, np.ndarray]:
+    """Profiles from a placement log: one row per (game, player) with the place 1..k.
+
+    Returns the player index (names in order of first appearance) and the
+    ``(n_players, k)`` int64 counts. ``k`` defaults to the largest place. With ``game``
+    ids, two players sharing a place in one game, or one player twice in a game, is an
+    error unless ``allow_ties=True`` (ties only; a repeated player is always an error).
+    """
+    index, ids, pos, k = _log_ids(players, places, k, game, allow_ties)
     n = len(index)
     counts = np.bincount(ids * k + (pos - 1), minlength=n * k).astype(np.int64)
     return index, counts.reshape(n, k)
@@ -665,7 +722,7 @@ def chi_square(counts: Any, reference: Any = None, yates: bool | str = False) ->
     ref = reference_profile(reference, k)
     chi2 = np.empty(arr.shape[0])
     n = np.empty(arr.shape[0])
-    _chi2_kernel(arr.reshape(-1), k, ref, _yates_mode(yates), chi2, n)
+    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
     return _ret(chi2, single)
 
 
@@ -675,7 +732,7 @@ def _scaled(counts: Any, reference: Any, yates: Any) -> Any:
     ref = reference_profile(reference, k)
     chi2 = np.empty(arr.shape[0])
     n = np.empty(arr.shape[0])
-    _chi2_kernel(arr.reshape(-1), k, ref, _yates_mode(yates), chi2, n)
+    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = chi2 / np.sqrt(n) * 1000.0
     return _ret(out, single)
@@ -694,6 +751,200 @@ def tazd(counts: Any, yates: bool | str = False) -> Any:
 def takbe(counts: Any, yates: bool | str = False) -> Any:
     """Test against known bad example: the TAPL against :data:`TAKBE_PROFILE`."""
     return _scaled(counts, "takbe", yates)
+
+
+#: the essay's tests against the player's own earlier profile (§iv)
+OWN_REFERENCES = ("taowr", "taolz")
+#: the ``status`` of a player in :func:`own_reference_stats`, in order of precedence
+OWN_STATUS = ("ok", "no_reference_games", "never_at_level", "no_games_after", "zero_expected")
+
+
+def _own_key(reference: Any) -> str:
+    key = reference.lower() if isinstance(reference, str) else reference
+    if key not in OWN_REFERENCES:
+        raise ConfigError(f"'reference' of own_reference_stats must be 'taowr' or 'taolz'; "
+                          f"got {reference!r}")
+    return key
+
+
+def own_reference_profiles(players: Any, places: Any, points: Any, time: Any,
+                           k: int | None = None, *, reference: str = "taowr",
+                           game: Any = None, level: float = 0.0, initial: float = 0.0,
+                           floor: float | None = None, allow_ties: bool = False,
+                           ) -> dict[str, Any]:
+    """Every player's reference point for TAOWR or TAOLZ from a placement log's history.
+
+    The log has one row per player per game: ``players``, ``places`` (1..k), ``points``
+    (points won in that game, any sign) and ``time`` (numbers, dates or ISO strings;
+    ``game`` ids, optional, are only used to check that no player appears twice in a
+    game and, unless ``allow_ties``, no place twice). Rows are put in time order (a
+    stable sort: rows with equal times keep their order in the log), and each player's
+    *rating* is his running points total: ``initial`` before his first game, plus the
+    points of each of his games, clamped at ``floor`` after every game when ``floor`` is
+    given (``floor=0``: KDice's "zero-minimum point system"). His *reference point* is:
+
+    * ``"taowr"`` (own worst rating): the moment his rating was lowest -- the start
+      (before his first game, at ``initial``) or after one of his games; if the lowest
+      value occurs more than once, the latest occurrence;
+    * ``"taolz"`` (own last zero): the last moment his rating was at or below ``level``
+      (0, or 1000, 2000 ... for the essay's "Test Against Own Last 1000"), the start
+      included when ``initial <= level``.
+
+    One Numba pass over the time-sorted rows, O(rows). Returns a dict: ``players`` (a
+    :class:`PlayerIndex`, first appearance in the log), ``counts`` (all his games) and
+    ``reference_counts`` (his games up to and including the reference point), both
+    ``(n_players, k)`` int64, ``games``, ``reference_games`` (int64; -1 where TAOLZ found
+    no moment at or below ``level``), ``rating`` (final) and ``reference_rating`` (NaN
+    where there is no reference point)."""
+    key = _own_key(reference)
+    owner = key
+    index, ids, pos, k = _log_ids(players, places, k, game, allow_ties)
+    rows = ids.shape[0]
+    pts = as_float64(points, "points")
+    if pts.shape[0] != rows:
+        raise InputError(f"column 'points' must have one value per row ({rows}); got "
+                         f"{pts.shape[0]}")
+    tm = parse_time(time, "time")
+    if tm.shape[0] != rows:
+        raise InputError(f"column 'time' must have one value per row ({rows}); got "
+                         f"{tm.shape[0]}")
+    lv = check_number(owner, "level", level)
+    init = check_number(owner, "initial", initial)
+    if math.isinf(lv) or math.isinf(init):
+        raise ConfigError(f"'level' and 'initial' of {owner} must be finite; got {level!r}, "
+                          f"{initial!r}")
+    use_floor = floor is not None
+    fl = check_number(owner, "floor", floor, hi=init) if use_floor else 0.0
+    if use_floor and math.isinf(fl):
+        raise ConfigError(f"'floor' of {owner} must be finite; got {floor!r}")
+    if rows > 1 and not (tm[1:] >= tm[:-1]).all():  # logs usually come in time order
+        order = np.argsort(tm, kind="stable")
+        ids, pos, pts = ids[order], pos[order], pts[order]
+    m = len(index)
+    rating = np.full(m, init)
+    games = np.zeros(m, np.int64)
+    counts = np.zeros(m * k, np.int64)
+    ref_counts = np.zeros(m * k, np.int64)
+    start = key == "taowr" or init <= lv
+    ref_games = np.full(m, 0 if start else -1, np.int64)
+    ref_rating = np.full(m, init if start else np.nan)
+    _own_reference_kernel(require(ids, np.int64), require(pos, np.int64),
+                          require(pts, np.float64), k, OWN_REFERENCES.index(key), lv,
+                          use_floor, fl, rating, games, counts, ref_games, ref_rating,
+                          ref_counts)
+    return {"players": index, "counts": counts.reshape(m, k),
+            "reference_counts": ref_counts.reshape(m, k), "games": games,
+            "reference_games": ref_games, "rating": rating, "reference_rating": ref_rating}
+
+
+def own_reference_stats(players: Any, places: Any, points: Any, time: Any,
+                        k: int | None = None, *, reference: str = "taowr", game: Any = None,
+                        level: float = 0.0, initial: float = 0.0, floor: float | None = None,
+                        observed: str = "all", yates: bool | str = False,
+                        pseudocount: float = 0.0,
+                        allow_ties: bool = False) -> dict[str, np.ndarray]:
+    """TAOWR / TAOLZ (essay §iv): the TAPL statistic with the player's own earlier
+    profile as the expected one.
+
+    The reference point of each player comes from :func:`own_reference_profiles` (see
+    there for the log, the rating and the options ``level``, ``initial``, ``floor``).
+    The *reference profile* is his place counts up to and including that moment,
+    ``R``, over ``t`` games, as fractions ``(R_j + a) / (t + k a)`` with
+    ``a = pseudocount`` (0: the essay's literal profile). The *observed* profile is
+    ``observed="all"`` -- his whole current profile, n = all his games, as the essay's
+    TAPL compares "your" profile and TAOWR/TAOLZ only replace the expected one -- or
+    ``"after"``: only the games after the reference point (an independent sample).
+    Then, exactly as for TAPL/TAZD/TAKBE (the same kernel):
+
+        chi2 = sum_j (O_j - n r_j)^2 / (n r_j)      value = chi2 / sqrt(n) * 1000
+
+    with ``yates`` as in :func:`chi_square`, ``effect_size = sqrt(chi2 / n)`` and
+    ``p_value`` with ``df`` = (places with a positive reference share) - 1. A place with
+    a reference share of 0 and no observed finishes adds nothing (and no degree of
+    freedom).
+
+    Returns columns (one per player, order of first appearance): ``player``, ``games``,
+    ``reference_games``, ``games_after``, ``rating``, ``reference_rating``, ``chi2``,
+    ``df``, ``p_value``, ``effect_size``, ``taowr`` or ``taolz`` (the value), and
+    ``status`` -- one of :data:`OWN_STATUS`; every outcome is defined, nothing raises:
+
+    * ``no_reference_games``: the reference point is the start (his rating never came
+      back to its starting value or below, i.e. for a new player never to 0): an empty
+      reference profile, NaN values;
+    * ``never_at_level``: TAOLZ only, ``initial > level`` and his rating never came down
+      to ``level``: NaN values, ``reference_games`` 0 and ``reference_rating`` NaN;
+    * ``no_games_after``: the reference point is his latest game. With ``observed="all"``
+      the observed profile *is* the reference one: chi2 = 0 exactly (with
+      ``pseudocount`` 0; else the distance to the smoothed profile); with ``"after"``
+      there is nothing to test: NaN;
+    * ``zero_expected``: he finished in a place where his reference profile has 0
+      (an infinite chi-square): NaN values; ``pseudocount`` > 0 (0.5 or 1) avoids it;
+    * ``ok`` otherwise."""
+    key = _own_key(reference)
+    check_choice(key, "observed", observed, ("all", "after"))
+    mode = _yates_mode(yates)
+    a = check_number(key, "pseudocount", pseudocount, lo=0)
+    if math.isinf(a):
+        raise ConfigError(f"'pseudocount' of {key} must be finite; got {pseudocount!r}")
+    prof = own_reference_profiles(players, places, points, time, k, reference=key,
+                                  game=game, level=level, initial=initial, floor=floor,
+                                  allow_ties=allow_ties)
+    counts, refc = prof["counts"], prof["reference_counts"]
+    m, k = counts.shape
+    games = prof["games"]
+    found = prof["reference_games"] >= 0
+    t = np.where(found, prof["reference_games"], 0)
+    after = games - t
+    obs = require((counts - refc if observed == "after" else counts).reshape(-1), np.int64)
+    has_ref = t > 0
+    denom = np.where(has_ref, t + k * a, 1.0)
+    ref = np.where(has_ref[:, None], (refc + a) / denom[:, None], 1.0 / k)
+    chi2 = np.empty(m)
+    n = np.empty(m)
+    _chi2_kernel(obs, k, require(ref.reshape(-1), np.float64), k, mode, chi2, n)
+    df = (ref > 0).sum(axis=1).astype(np.float64) - 1.0
+    status = np.zeros(m, np.int64)
+    status[np.isinf(chi2)] = 4
+    status[after == 0] = 3
+    status[~has_ref] = 1
+    status[~found] = 2
+    if observed == "all" and a == 0:
+        chi2[status == 3] = 0.0
+    chi2[(status == 1) | (status == 2) | (status == 4)] = np.nan
+    pval = np.empty(m)
+    _pvalue_kernel(chi2, df, pval)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = chi2 / np.sqrt(n) * 1000.0
+        effect = np.sqrt(chi2 / n)
+    return {"player": prof["players"].names, "games": games,
+            "reference_games": t, "games_after": after, "rating": prof["rating"],
+            "reference_rating": prof["reference_rating"], "chi2": chi2, "df": df,
+            "p_value": pval, "effect_size": effect, key: value,
+            "status": np.array(OWN_STATUS, dtype=object)[status]}
+
+
+def taowr(players: Any, places: Any, points: Any, time: Any, k: int | None = None, *,
+          game: Any = None, initial: float = 0.0, floor: float | None = None,
+          observed: str = "all", yates: bool | str = False, pseudocount: float = 0.0,
+          allow_ties: bool = False) -> dict[str, np.ndarray]:
+    """Test against own worst rating: :func:`own_reference_stats` with
+    ``reference="taowr"`` (the reference profile is the one at his lowest rating)."""
+    return own_reference_stats(players, places, points, time, k, reference="taowr",
+                               game=game, initial=initial, floor=floor, observed=observed,
+                               yates=yates, pseudocount=pseudocount, allow_ties=allow_ties)
+
+
+def taolz(players: Any, places: Any, points: Any, time: Any, k: int | None = None, *,
+          game: Any = None, level: float = 0.0, initial: float = 0.0,
+          floor: float | None = None, observed: str = "all", yates: bool | str = False,
+          pseudocount: float = 0.0, allow_ties: bool = False) -> dict[str, np.ndarray]:
+    """Test against own last zero: :func:`own_reference_stats` with
+    ``reference="taolz"`` (the reference profile is the one at the last time his rating
+    was at or below ``level``, 0 by default)."""
+    return own_reference_stats(players, places, points, time, k, reference="taolz",
+                               game=game, level=level, initial=initial, floor=floor,
+                               observed=observed, yates=yates, pseudocount=pseudocount,
+                               allow_ties=allow_ties)
 
 
 def p_value(chi2: Any, df: Any) -> Any:
@@ -720,7 +971,7 @@ def effect_size(counts: Any, reference: Any = None, yates: bool | str = False) -
     ref = reference_profile(reference, k)
     chi2 = np.empty(arr.shape[0])
     n = np.empty(arr.shape[0])
-    _chi2_kernel(arr.reshape(-1), k, ref, _yates_mode(yates), chi2, n)
+    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.sqrt(chi2 / n)
     return _ret(out, single)
@@ -1043,5 +1294,8 @@ def _warmup() -> None:
         convolution_integral(counts)
         standings_from_counts(counts)
     p_value([1.0, 2.0], 3)
+    log = (["a", "b", "a", "b"], [1, 2, 2, 1], [10.0, -10.0, -10.0, 10.0], [0.0, 0.0, 1.0, 1.0])
+    taowr(*log)
+    taolz(*log, floor=0.0, observed="after")
     standings([1, 1], ["a", "b"], [1, 2])
     pga([1, 1], ["a", "b"], [1, 2], [5, 5])

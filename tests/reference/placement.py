@@ -151,3 +151,84 @@ def pga(rows, capacity=7, p_watch=1.0):
         below = math.fsum(math.exp(-lam) * lam ** i / math.factorial(i) for i in range(joins))
         out[(x, y)] = (n, joins, lam, ppc, 1.0 - below)
     return out
+
+
+def own_reference(rows, reference, k, level=0.0, initial=0.0, floor=None, observed="all",
+                  yates=False, pseudocount=0.0):
+    """TAOWR / TAOLZ straight from the essay (§iv) and the definitions in the docs.
+
+    rows: (time, player, place, points). Each player's history is replayed in time order
+    (Python's sort is stable: equal times keep the log order) into a list of moments
+    (rating, profile), the start (initial, all zeros) first. The reference moment is
+    picked by scanning that whole list: TAOWR the last moment at the lowest rating,
+    TAOLZ the last moment at or below ``level``. Returns {player: dict(games,
+    reference_games, rating, reference_rating, chi2, df, p_value, effect_size, value,
+    status)}."""
+    history = {}
+    for _, player, place, points in sorted(rows, key=lambda row: row[0]):
+        moments = history.setdefault(player, [(initial, [0] * k)])
+        rating, counts = moments[-1]
+        rating = rating + points
+        if floor is not None and rating < floor:
+            rating = floor
+        counts = list(counts)
+        counts[place - 1] += 1
+        moments.append((rating, counts))
+    out = {}
+    for player, moments in history.items():
+        games = len(moments) - 1
+        final = moments[-1][1]
+        if reference == "taowr":
+            lowest = min(rating for rating, _ in moments)
+            hits = [i for i, (rating, _) in enumerate(moments) if rating == lowest]
+        else:
+            hits = [i for i, (rating, _) in enumerate(moments) if rating <= level]
+        res = {"games": games, "rating": moments[-1][0], "chi2": NAN, "df": NAN,
+               "p_value": NAN, "effect_size": NAN, "value": NAN}
+        if not hits:
+            res.update(reference_games=0, reference_rating=NAN, status="never_at_level")
+            out[player] = res
+            continue
+        t = hits[-1]
+        ref_rating, ref_counts = moments[t]
+        res.update(reference_games=t, reference_rating=ref_rating)
+        if t == 0:
+            res["status"] = "no_reference_games"
+            out[player] = res
+            continue
+        shares = [(c + pseudocount) / (t + k * pseudocount) for c in ref_counts]
+        if observed == "all":
+            obs = final
+        else:
+            obs = [a - b for a, b in zip(final, ref_counts)]
+        n = sum(obs)
+        df = sum(1 for s in shares if s > 0) - 1
+        res["df"] = df
+        status = "no_games_after" if t == games else "ok"
+        if n == 0:
+            res["status"] = status
+            out[player] = res
+            continue
+        expected = [n * s for s in shares]
+        use = yates is True or (yates == "auto" and any(0 < e < 5 for e in expected))
+        chi2 = 0.0
+        for o, e in zip(obs, expected):
+            if e == 0:
+                if o > 0:
+                    chi2 = math.inf
+                continue
+            diff = abs(o - e)
+            if use:
+                diff = max(diff - 0.5, 0.0)
+            chi2 += diff ** 2 / e
+        if math.isinf(chi2):
+            res["status"] = "zero_expected"
+            out[player] = res
+            continue
+        res["status"] = status
+        res["chi2"] = chi2
+        res["p_value"] = 1.0 if df == 0 else chi2_sf(chi2, df)
+        res["effect_size"] = math.sqrt(chi2 / n)
+        res["value"] = chi2 / math.sqrt(n) * 1000
+        out[player] = res
+    return out
