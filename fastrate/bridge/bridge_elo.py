@@ -1,0 +1,950 @@
+"""Elo ratings of bridge players from pair results on duplicate boards (SPEC §3.4;
+bridge thesis, Krajowski-Kukiel 2011, chapter 4).
+
+A board is played at N tables; at each table an NS pair meets an EW pair. Each row's
+result is NS's average cross-IMPs on the board; NS **wins** (S = 1) with more than
+``draw_margin`` (1) IMP, **loses** (S = 0) with less than ``-draw_margin``, otherwise it
+is a draw (S = 0.5). A pair's rating is the mean of its two players' ratings plus an
+optional partnership-experience bonus ``B (1 - exp(-n/n0))`` (``n`` = boards the two
+have played together before this board). The expected score of NS is the Elo curve
+``E = 1 / (1 + 10^(-d/s))`` of the rating lead ``d`` (clipped to ``[-cap, cap]``, the
+rule of 400), and each player of a pair gets the pair's change ``K M (S - E)`` (EW gets
+the negation) -- so the two partners move together.
+
+Models (``BridgeEloConfig.model``):
+
+* ``"plain"`` -- ``d = r_NS - r_EW``: the pair against its opponents only.
+* ``"field"`` (default) -- thesis eq. 4.7: a pair's result is compared with the pairs
+  on its own line at the other tables, who played against the pairs of the opposite
+  line. Strong players on the opposite line (in effect the pair's team-mates) make a
+  good result more likely, strong players on the own line less likely. For table t::
+
+      gamma_t = ((R_o - r_to) - (R_p - r_tp)) / (2.5 N)
+
+  ``R_p`` = sum of the pair ratings on the pair's own line (NS or EW) over the board's
+  N (real) tables, ``R_o`` the same for the opposite line, ``r_tp`` the pair's own
+  rating and ``r_to`` its opponents'; ``d = r_tp + gamma_t - r_to``. (For EW, gamma is
+  the negation of NS's, so E_EW = 1 - E_NS.) O(N) per board.
+* ``"artificial"`` -- the thesis's first approach (§4.1.2): every two tables i < j form
+  a match of team {NS_i, EW_j} against team {NS_j, EW_i}; a team's rating is the mean of
+  its four players (the mean of its two pair ratings), the result is
+  ``IMP(s_i - s_j)`` (NS points) with the same draw margin, and a player's change is
+  ``K`` times the mean of ``M (S - E)`` over the N - 1 matches he was in. Every pair of
+  tables is a match by definition, so a board costs O(N^2): N(N-1)/2 matches (a
+  1,000-table board is 499,500 matches, about 3 ms). The row's prediction is NS_i's mean
+  expected score over its matches; its outcome is still the cross-IMP result above, so
+  every model is evaluated against the same outcomes.
+
+Options: K constant (16, the SPEC decision) or by a table of the player's boards played
+(``k_games``, rows ``(upper bound, K)`` as :class:`fastrate.ratings.elo.EloConfig`'s
+``k_table``), times a multiplier by the partnership's boards together
+(``k_experience``, rows ``(upper bound, multiplier)``); a margin multiplier ``M`` of
+the IMPs ``x`` of the result (``"linear"``: ``1 + |x|/c``; ``"log"``:
+``1 + ln(1 + |x|/c)``; ``c = margin_scale``); rating periods (``update="period"``:
+changes accumulate over each of the boards' rating periods, from the ratings at its
+start, and apply at its end; ``"board"`` or boards without periods: after each board);
+``burn_in`` periods left out of the scores.
+
+Rows that are not rated: artificial (adjusted) results, and every row of a board with
+fewer than two real results (no comparison). Their prediction and outcome are NaN.
+
+Identifiability: pair results tell only a pair's mean rating. Players in different
+components of the board graph are on unrelated scales, and inside a component of the
+partnership graph that has no odd cycle (a fixed partnership, or any bipartite set of
+partnerships) one can add ``t`` to one side and subtract it from the other without
+changing any pair rating: the data cannot tell those individual ratings apart (Elo
+leaves that direction where the initial ratings put it). :func:`rate` counts both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import check_choice, check_number, require
+from fastrate.data import PlayerIndex, Ratings
+from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate.ratings._common import LN10, logistic
+from fastrate.ratings._common import expected_score as _expected_score
+from fastrate.ratings.elo import _k_factor, _rating_lead
+
+__all__ = ["BridgeEloConfig", "BridgeRatings", "rate", "evaluate", "evaluate_ratings",
+           "expected_score", "field_adjustment", "burn_in_mask", "MODELS", "MARGINS"]
+
+MODELS = ("field", "plain", "artificial")
+MARGINS = ("none", "linear", "log")
+UPDATES = ("period", "board")
+
+_INF = math.inf
+_NO_PERIOD = np.iinfo(np.int64).min
+
+
+def _check_table(owner: str, name: str, table: Any, value_name: str) -> None:
+    """Rows ``(upper bound, value)``, bounds increasing, the last one ``inf`` (the
+    representation of the Elo module's ``k_table``)."""
+    if not isinstance(table, (tuple, list)):
+        raise ConfigError(f"'{name}' of {owner} must be rows of (upper bound, {value_name}), "
+                          f"e.g. ((30, 40), (inf, 20)); got {table!r}")
+    bounds = []
+    for row in table:
+        if not isinstance(row, (tuple, list)) or len(row) != 2:
+            raise ConfigError(f"'{name}' of {owner} rows must be (upper bound, {value_name}); "
+                              f"got {row!r}")
+        check_number(owner, f"{name} bound", row[0], lo=0.0)
+        check_number(owner, f"{name} {value_name}", row[1], lo=0.0, hi=_INF, hi_open=True)
+        bounds.append(float(row[0]))
+    if any(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:])):
+        raise ConfigError(f"'{name}' of {owner} bounds must increase; got {bounds}")
+    if bounds and bounds[-1] != _INF:
+        raise ConfigError(f"'{name}' of {owner} must end with an (inf, {value_name}) row so "
+                          f"every count has a value; last bound is {bounds[-1]}")
+
+
+@dataclass(frozen=True)
+class BridgeEloConfig:
+    """Parameters of a bridge Elo run (validated on construction).
+
+    ``k``: K (SPEC decision: 16, constant). ``scale``: the Elo scale s (400).
+    ``initial_rating``: a new player's rating. ``cap``: the rule of 400 (the rating lead
+    used in E is clipped to ``[-cap, cap]``; None turns it off). ``draw_margin``: IMPs
+    within which a result is a draw (1). ``model``: ``"field"`` (thesis eq. 4.7),
+    ``"plain"`` or ``"artificial"`` (matches between every two tables).
+    ``gamma_divisor``: the 2.5 of eq. 4.7. ``k_games``: K by the player's boards played
+    before the board, rows ``(upper bound, K)``, e.g. ``((100, 32), (inf, 16))``; empty:
+    ``k``. ``k_experience``: a K multiplier by the partnership's boards together before
+    the board, rows ``(upper bound, multiplier)``; empty: 1. ``margin``: ``"none"``,
+    ``"linear"`` (``M = 1 + |x|/margin_scale``) or ``"log"``
+    (``M = 1 + ln(1 + |x|/margin_scale)``), x the result's IMPs. ``experience_bonus``
+    B and ``experience_n0`` n0: ``B (1 - exp(-n/n0))`` added to a pair's rating.
+    ``update``: ``"period"`` (accumulate over the boards' rating periods) or
+    ``"board"``. ``burn_in``: rating periods left out of the scores.
+    """
+
+    k: float = 16.0
+    scale: float = 400.0
+    initial_rating: float = 1500.0
+    cap: float | None = 400.0
+    draw_margin: float = 1.0
+    model: str = "field"
+    gamma_divisor: float = 2.5
+    k_games: tuple[tuple[float, float], ...] = ()
+    k_experience: tuple[tuple[float, float], ...] = ()
+    margin: str = "none"
+    margin_scale: float = 10.0
+    experience_bonus: float = 0.0
+    experience_n0: float = 100.0
+    update: str = "period"
+    burn_in: int = 0
+
+    def __post_init__(self) -> None:
+        o = "BridgeEloConfig"
+        check_number(o, "k", self.k, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "scale", self.scale, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF,
+                     lo_open=True, hi_open=True)
+        if self.cap is not None:
+            check_number(o, "cap", self.cap, lo=0.0, hi=_INF, lo_open=True)
+        check_number(o, "draw_margin", self.draw_margin, lo=0.0, hi=_INF, hi_open=True)
+        check_choice(o, "model", self.model, MODELS)
+        check_number(o, "gamma_divisor", self.gamma_divisor, lo=0.0, hi=_INF, lo_open=True,
+                     hi_open=True)
+        _check_table(o, "k_games", self.k_games, "K")
+        _check_table(o, "k_experience", self.k_experience, "multiplier")
+        check_choice(o, "margin", self.margin, MARGINS)
+        check_number(o, "margin_scale", self.margin_scale, lo=0.0, hi=_INF, lo_open=True,
+                     hi_open=True)
+        check_number(o, "experience_bonus", self.experience_bonus, lo=-_INF, hi=_INF,
+                     lo_open=True, hi_open=True)
+        check_number(o, "experience_n0", self.experience_n0, lo=0.0, hi=_INF, lo_open=True,
+                     hi_open=True)
+        check_choice(o, "update", self.update, UPDATES)
+        check_number(o, "burn_in", self.burn_in, lo=0.0, integer=True)
+
+    @property
+    def uses_partnerships(self) -> bool:
+        """Whether the run needs partnership ids (experience bonus or K multiplier)."""
+        return self.experience_bonus != 0.0 or bool(self.k_experience)
+
+    def label(self) -> str:
+        """A short name for tables: the model and the non-default options."""
+        parts = []
+        default = BridgeEloConfig()
+        for name in ("k", "scale", "initial_rating", "cap", "draw_margin", "gamma_divisor",
+                     "k_games", "k_experience", "margin", "margin_scale",
+                     "experience_bonus", "experience_n0", "update"):
+            v = getattr(self, name)
+            if v != getattr(default, name):
+                if isinstance(v, float) and v.is_integer():
+                    v = int(v)
+                parts.append(f"{name}={v}")
+        return self.model + (":" + ",".join(parts) if parts else "")
+
+
+# ----------------------------------------------------------------------------------
+# kernels
+
+_MODEL = {name: i for i, name in enumerate(MODELS)}
+_MARGIN = {name: i for i, name in enumerate(MARGINS)}
+
+
+@inline_kernel
+def _margin_multiplier(mode, x, scale):
+    """``1 + |x|/c`` (mode 1) or ``1 + ln(1 + |x|/c)`` (mode 2) of the IMPs ``x``."""
+    ax = abs(x) / scale
+    if mode == 1:
+        return 1.0 + ax
+    return 1.0 + math.log1p(ax)
+
+
+@inline_kernel
+def _imps_of(diff, thresholds):
+    """IMPs of a point difference (the WBF scale, "at least the bound"), signed."""
+    ad = abs(diff)
+    c = 0
+    for t in range(thresholds.shape[0]):
+        if ad < thresholds[t]:
+            break
+        c += 1
+    return float(c) if diff >= 0 else -float(c)
+
+
+@inline_kernel
+def _table_value(count, bounds, values):
+    """The value of the ``(upper bound, value)`` row for ``count``: the Elo module's K
+    schedule by games (mode 1)."""
+    return _k_factor(1, 0.0, count, 0.0, False, bounds, values, 0.0, 0.0, 0.0, 0.0)
+
+
+@inline_kernel
+def _apply(q, change, k, use_kg, k_bounds, k_values, played, rating, by_period, pending,
+           stamp, touched, n_touched, flushes):
+    """Add player ``q``'s change (times his K) to his rating, or to his pending sum in
+    period mode (listing him once per period); return the new ``n_touched``."""
+    kq = _table_value(played[q], k_bounds, k_values) if use_kg else k
+    if by_period:
+        pending[q] += kq * change
+        if stamp[q] != flushes:
+            stamp[q] = flushes
+            touched[n_touched] = q
+            n_touched += 1
+    else:
+        rating[q] += kq * change
+    return n_touched
+
+
+@kernel
+def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns_score,
+                       ns_pid, ew_pid, rating, played, last_period, together,
+                       model, k, k_bounds, k_values, x_bounds, x_values,
+                       factor, cap, draw_margin, win_points, thresholds, mov_mode, mov_scale,
+                       bonus, n0, gamma_div, by_period,
+                       pending, stamp, touched, sa, sb, acc_ns, acc_ew, acc_e, rows,
+                       pred, outcome):  # pragma: no cover - jit
+    """Bridge Elo over boards in stored (chronological) order.
+
+    A row is rated when ``imps`` (NS's cross-IMPs; NaN for artificial rows and boards
+    without a comparison) is a number. Pass 1 reads the board's pair ratings into the
+    scratch ``sa``/``sb`` (length >= the largest board); pass 2 computes predictions,
+    outcomes and changes (the artificial model first sums its matches into
+    ``acc_*``). ``board_period``, ``ns_pid``/``ew_pid`` (partnership ids), ``k_bounds``
+    and ``x_bounds`` may have length 0 (absent). With ``by_period``, changes collect in
+    ``pending`` and apply when the period changes; otherwise right after the board
+    (every rating of a board is read in pass 1, each player sits once per board).
+    ``south == north`` (pairs rated as units) updates the unit once.
+    """
+    n_boards = offsets.shape[0] - 1
+    has_period = board_period.shape[0] > 0
+    has_pid = ns_pid.shape[0] > 0
+    use_kg = k_bounds.shape[0] > 0
+    use_kx = x_bounds.shape[0] > 0
+    n_touched = 0
+    flushes = 0
+    cur = board_period[0] if (has_period and n_boards > 0) else 0
+    for bi in range(n_boards):
+        lo = offsets[bi]
+        hi = offsets[bi + 1]
+        p = board_period[bi] if has_period else bi
+        if by_period and p != cur:
+            for t in range(n_touched):
+                q = touched[t]
+                rating[q] += pending[q]
+                pending[q] = 0.0
+            n_touched = 0
+            flushes += 1
+            cur = p
+        # pass 1: pair ratings (and the line sums of the field model)
+        m = 0
+        sum_a = 0.0
+        sum_b = 0.0
+        for r in range(lo, hi):
+            if imps[r] != imps[r]:
+                pred[r] = np.nan
+                outcome[r] = np.nan
+                continue
+            a = 0.5 * (rating[north[r]] + rating[south[r]])
+            b = 0.5 * (rating[east[r]] + rating[west[r]])
+            if bonus != 0.0:
+                a += bonus * (1.0 - math.exp(-together[ns_pid[r]] / n0))
+                b += bonus * (1.0 - math.exp(-together[ew_pid[r]] / n0))
+            sa[m] = a
+            sb[m] = b
+            rows[m] = r
+            sum_a += a
+            sum_b += b
+            m += 1
+        if m < 2:
+            continue
+        inv = 1.0 / (m - 1)
+        if model == 2:
+            # artificial matches: team {NS_i, EW_j} against team {NS_j, EW_i}, i < j
+            for t in range(m):
+                acc_ns[t] = 0.0
+                acc_ew[t] = 0.0
+                acc_e[t] = 0.0
+            for i in range(m):
+                ui = sa[i] - sb[i]
+                si = ns_score[rows[i]]
+                for j in range(i + 1, m):
+                    d = _rating_lead(0.5 * (ui - (sa[j] - sb[j])), False, 0.0, cap)
+                    e = logistic(d, factor)
+                    diff = si - ns_score[rows[j]]
+                    s = 0.5
+                    if diff >= win_points:
+                        s = 1.0
+                    elif -diff >= win_points:
+                        s = 0.0
+                    delta = s - e
+                    if mov_mode != 0:
+                        delta *= _margin_multiplier(mov_mode, _imps_of(diff, thresholds),
+                                                    mov_scale)
+                    acc_ns[i] += delta
+                    acc_ew[j] += delta
+                    acc_ns[j] -= delta
+                    acc_ew[i] -= delta
+                    acc_e[i] += e
+                    acc_e[j] += 1.0 - e
+        inv_field = 1.0 / (gamma_div * m)
+        for t in range(m):
+            r = rows[t]
+            x = imps[r]
+            s = 0.5
+            if x > draw_margin:
+                s = 1.0
+            elif x < -draw_margin:
+                s = 0.0
+            outcome[r] = s
+            if model == 2:
+                pred[r] = acc_e[t] * inv
+                d_ns = acc_ns[t] * inv
+                d_ew = acc_ew[t] * inv
+            else:
+                a = sa[t]
+                b = sb[t]
+                g = 0.0
+                if model == 0:
+                    g = ((sum_b - b) - (sum_a - a)) * inv_field
+                d = _rating_lead(a + g - b, False, 0.0, cap)
+                e = logistic(d, factor)
+                pred[r] = e
+                d_ns = s - e
+                if mov_mode != 0:
+                    d_ns *= _margin_multiplier(mov_mode, x, mov_scale)
+                d_ew = -d_ns
+            if use_kx:
+                d_ns *= _table_value(together[ns_pid[r]], x_bounds, x_values)
+                d_ew *= _table_value(together[ew_pid[r]], x_bounds, x_values)
+            q = north[r]
+            n_touched = _apply(q, d_ns, k, use_kg, k_bounds, k_values, played, rating,
+                               by_period, pending, stamp, touched, n_touched, flushes)
+            q2 = south[r]
+            if q2 != q:
+                n_touched = _apply(q2, d_ns, k, use_kg, k_bounds, k_values, played, rating,
+                                   by_period, pending, stamp, touched, n_touched, flushes)
+            q = east[r]
+            n_touched = _apply(q, d_ew, k, use_kg, k_bounds, k_values, played, rating,
+                               by_period, pending, stamp, touched, n_touched, flushes)
+            q2 = west[r]
+            if q2 != q:
+                n_touched = _apply(q2, d_ew, k, use_kg, k_bounds, k_values, played, rating,
+                                   by_period, pending, stamp, touched, n_touched, flushes)
+        # after the board: counts (K by games and experience use counts before a board)
+        for t in range(m):
+            r = rows[t]
+            for j in range(4):
+                q = north[r] if j == 0 else (south[r] if j == 1 else (
+                    east[r] if j == 2 else west[r]))
+                if (j == 1 and q == north[r]) or (j == 3 and q == east[r]):
+                    continue
+                played[q] += 1
+                last_period[q] = p
+            if has_pid:
+                together[ns_pid[r]] += 1
+                together[ew_pid[r]] += 1
+    for t in range(n_touched):
+        q = touched[t]
+        rating[q] += pending[q]
+        pending[q] = 0.0
+
+
+@inline_kernel
+def _hash_slot(key, mask):
+    """Fibonacci hashing of a non-negative int64 key into ``mask + 1`` slots."""
+    h = np.uint64(key) * np.uint64(11400714819323198485)
+    return np.int64((h >> np.uint64(32)) & np.uint64(mask))
+
+
+@kernel
+def _partnership_ids_kernel(n, a, b, c, d, ns_pid, ew_pid):  # pragma: no cover - jit
+    """Partnership id of every row's NS pair (players ``a``, ``b``) and EW pair (``c``,
+    ``d``), in order of first appearance, with an open-addressing hash table of the keys
+    ``min * n + max`` (grown by doubling at half load). Returns the keys by id."""
+    rows = a.shape[0]
+    cap = 1024
+    while cap < 2 * min(2 * rows, 1 << 22):
+        cap *= 2
+    keys = np.full(cap, -1, dtype=np.int64)
+    vals = np.empty(cap, dtype=np.int64)
+    by_id = np.empty(max(cap // 2, 16), dtype=np.int64)
+    count = 0
+    for r in range(rows):
+        for side in range(2):
+            x = a[r] if side == 0 else c[r]
+            y = b[r] if side == 0 else d[r]
+            key = min(x, y) * n + max(x, y)
+            mask = cap - 1
+            slot = _hash_slot(key, mask)
+            while keys[slot] != -1 and keys[slot] != key:
+                slot = (slot + 1) & mask
+            if keys[slot] == key:
+                pid = vals[slot]
+            else:
+                pid = count
+                keys[slot] = key
+                vals[slot] = pid
+                if count == by_id.shape[0]:
+                    grown = np.empty(2 * by_id.shape[0], dtype=np.int64)
+                    grown[:count] = by_id[:count]
+                    by_id = grown
+                by_id[count] = key
+                count += 1
+                if 2 * count > cap:  # rehash into twice the slots
+                    cap *= 2
+                    mask = cap - 1
+                    keys = np.full(cap, -1, dtype=np.int64)
+                    vals = np.empty(cap, dtype=np.int64)
+                    for i in range(count):
+                        s2 = _hash_slot(by_id[i], mask)
+                        while keys[s2] != -1:
+                            s2 = (s2 + 1) & mask
+                        keys[s2] = by_id[i]
+                        vals[s2] = i
+            if side == 0:
+                ns_pid[r] = pid
+            else:
+                ew_pid[r] = pid
+    return by_id[:count].copy()
+
+
+@inline_kernel
+def _find(parent, x):
+    """Root of ``x`` (path halving)."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@inline_kernel
+def _find_parity(parent, par, x):
+    """Root of ``x`` and x's side (0/1) relative to it, compressing the path."""
+    r = x
+    p = 0
+    while parent[r] != r:
+        p ^= par[r]
+        r = parent[r]
+    y = x
+    py = p
+    while parent[y] != y:
+        nxt = parent[y]
+        pn = py ^ par[y]
+        parent[y] = r
+        par[y] = py
+        y = nxt
+        py = pn
+    return r, p
+
+
+@kernel
+def _components_kernel(n, offsets, north, south, east, west, pairs_only,
+                       out):  # pragma: no cover - jit
+    """``out[0]``: components of the board graph (players joined by playing one board)
+    among the players who played; ``out[1]``: components of the partnership graph;
+    ``out[2]``: partnership components with no odd cycle (bipartite: individual ratings
+    not identifiable). One union-find pass for the boards and one with parities for the
+    partners (a partnership joins its two players on opposite sides). With
+    ``pairs_only`` (pairs rated as units) there is no partnership graph."""
+    parent = np.arange(n)
+    seen = np.zeros(n, dtype=np.bool_)
+    for g in range(offsets.shape[0] - 1):
+        lo = offsets[g]
+        if lo == offsets[g + 1]:
+            continue
+        ra = _find(parent, north[lo])
+        for i in range(lo, offsets[g + 1]):
+            for j in range(4):
+                q = north[i] if j == 0 else (south[i] if j == 1 else (
+                    east[i] if j == 2 else west[i]))
+                seen[q] = True
+                rq = _find(parent, q)
+                if rq < ra:
+                    parent[ra] = rq
+                    ra = rq
+                elif rq > ra:
+                    parent[rq] = ra
+    n_comp = 0
+    for x in range(n):
+        if seen[x] and _find(parent, x) == x:
+            n_comp += 1
+    out[0] = n_comp
+    if pairs_only:
+        out[1] = n_comp
+        out[2] = 0
+        return
+    for x in range(n):
+        parent[x] = x
+    par = np.zeros(n, dtype=np.int64)
+    size = np.ones(n, dtype=np.int64)
+    odd = np.zeros(n, dtype=np.bool_)
+    for i in range(north.shape[0]):
+        for side in range(2):
+            x = north[i] if side == 0 else east[i]
+            y = south[i] if side == 0 else west[i]
+            rx, px = _find_parity(parent, par, x)
+            ry, py = _find_parity(parent, par, y)
+            if rx == ry:
+                if px == py:
+                    odd[rx] = True
+                continue
+            if size[rx] < size[ry]:
+                rx, ry = ry, rx
+            parent[ry] = rx
+            par[ry] = px ^ py ^ 1
+            size[rx] += size[ry]
+            if odd[ry]:
+                odd[rx] = True
+    n_part = 0
+    n_bip = 0
+    for x in range(n):
+        if seen[x] and parent[x] == x:
+            n_part += 1
+            if not odd[x]:
+                n_bip += 1
+    out[1] = n_part
+    out[2] = n_bip
+
+
+# ----------------------------------------------------------------------------------
+# results
+
+
+@dataclass(eq=False)
+class BridgeRatings(Ratings):
+    """The result of :func:`rate`: per-player ``rating`` and ``games_played`` (boards
+    rated), ``predictions`` (NS's expected score before each row, input order, NaN for
+    rows not rated), plus per stored row (the Boards' order) ``stored_predictions``,
+    ``stored_outcome`` (S: 1 / 0.5 / 0 from the cross-IMPs and the draw margin) and
+    ``stored_period``; ``rated`` (the rows with a prediction) and ``scored`` (rated and
+    after the burn-in). ``outcome`` and ``period`` give input order.
+
+    Components: ``n_components`` (of the board graph: ratings in different components
+    are on unrelated scales), ``n_partnership_components`` and ``n_nonidentifiable``
+    (partnership components without an odd cycle, whose individual ratings the data
+    cannot separate; see the module docstring). ``n_single_result_boards``: boards
+    with fewer than two real results (skipped)."""
+
+    stored_predictions: np.ndarray | None = None
+    stored_outcome: np.ndarray | None = None
+    stored_period: np.ndarray | None = None
+    rated: np.ndarray | None = None
+    scored: np.ndarray | None = None
+    order: np.ndarray | None = field(default=None, repr=False)
+    n_components: int = 0
+    n_partnership_components: int = 0
+    n_nonidentifiable: int = 0
+    n_single_result_boards: int = 0
+    n_partnerships: int | None = None
+
+    def __repr__(self) -> str:
+        return (f"BridgeRatings({self.config.model if self.config else '?'}, {len(self)} "
+                f"players, {int(self.rated.sum()) if self.rated is not None else 0} rated "
+                "results)")
+
+    @property
+    def boards_played(self) -> np.ndarray:
+        return self.games_played
+
+    @property
+    def n_rated(self) -> int:
+        return int(self.rated.sum())
+
+    def _input(self, values: np.ndarray) -> np.ndarray:
+        n_in = int(self.order.max()) + 1 if self.order.shape[0] else 0
+        out = np.full(n_in, np.nan) if values.dtype.kind == "f" else np.zeros(
+            n_in, dtype=values.dtype)
+        out[self.order] = values
+        return out
+
+    @property
+    def outcome(self) -> np.ndarray:
+        """NS's result S of every row in input order (NaN: not rated)."""
+        return self._input(self.stored_outcome)
+
+    @property
+    def period(self) -> np.ndarray:
+        """The rating period of every row in input order (the board's index when the
+        boards have no periods)."""
+        return self._input(self.stored_period)
+
+    def metrics(self, draws: str = "exclude") -> dict[str, float | int]:
+        """Log loss, binomial deviance, Brier, RMSE and accuracy of the scored rows
+        (:func:`fastrate.metrics.summary`)."""
+        from fastrate import metrics
+
+        m = self.scored
+        return metrics.summary(self.stored_predictions[m], self.stored_outcome[m],
+                               draws=draws)
+
+
+# ----------------------------------------------------------------------------------
+# public API
+
+_EMPTY_F = np.zeros(0, dtype=np.float64)
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+
+
+def expected_score(ns_rating: Any, ew_rating: Any, gamma: Any = 0.0,
+                   config: BridgeEloConfig = BridgeEloConfig()) -> np.ndarray:
+    """NS's expected score from the pair ratings (bonus included) and the field
+    adjustment: ``1 / (1 + 10^(-d/s))``, ``d = r_NS + gamma - r_EW`` clipped to
+    ``[-cap, cap]``. NumPy-vectorised."""
+    d = (np.asarray(ns_rating, dtype=np.float64) + np.asarray(gamma, dtype=np.float64)
+         - np.asarray(ew_rating, dtype=np.float64))
+    if config.cap is not None:
+        d = np.clip(d, -config.cap, config.cap)
+    return _expected_score(d, 0.0, config.scale)
+
+
+def field_adjustment(ns_ratings: Any, ew_ratings: Any, divisor: float = 2.5) -> np.ndarray:
+    """Thesis eq. 4.7 for one board: NS's ``gamma_t`` at every table t (EW's is its
+    negation), ``((R_EW - r_EW,t) - (R_NS - r_NS,t)) / (divisor N)`` from the pair
+    ratings of the N tables.
+
+    >>> field_adjustment([1600, 1500, 1400], [1500, 1500, 1500]).round(3).tolist()
+    [13.333, 0.0, -13.333]
+    """
+    a = np.asarray(ns_ratings, dtype=np.float64)
+    b = np.asarray(ew_ratings, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise InputError(f"ns_ratings and ew_ratings must be 1-D of equal length; got "
+                         f"shapes {a.shape} and {b.shape}")
+    n = a.shape[0]
+    return ((b.sum() - b) - (a.sum() - a)) / (divisor * n)
+
+
+def _units(boards: Any) -> tuple[PlayerIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                 bool]:
+    """The rated units (players, or pair labels when the boards name pairs only) and the
+    four seat arrays."""
+    from fastrate.bridge.boards import Boards
+
+    if not isinstance(boards, Boards):
+        raise InputTypeError(f"rate() needs fastrate.bridge.Boards; got "
+                             f"{type(boards).__name__} (build one with Boards.from_arrays "
+                             "or read_boards)")
+    if boards.players is not None:
+        return boards.players, boards.north, boards.south, boards.east, boards.west, False
+    return boards.pairs, boards.ns_pair, boards.ns_pair, boards.ew_pair, boards.ew_pair, True
+
+
+def _row_imps(boards: Any, scores: Any) -> np.ndarray:
+    """NS cross-IMPs per stored row, NaN where not rated (artificial rows, boards with
+    fewer than two real results)."""
+    if scores is None:
+        scores = boards.score("cross-imps")
+    ns = getattr(scores, "ns", scores)
+    if getattr(scores, "method", "cross-imps") != "cross-imps":
+        raise InputError(f"bridge Elo rates cross-IMPs; got scores of method "
+                         f"{scores.method!r} (use boards.score('cross-imps'))")
+    imps = np.array(ns, dtype=np.float64)
+    if imps.shape != (boards.n_results,):
+        raise InputError(f"scores must have one value per result ({boards.n_results}); got "
+                         f"{imps.shape[0] if imps.ndim == 1 else imps.shape}")
+    if boards.artificial is not None:
+        imps[boards.artificial != 0] = np.nan
+    return imps
+
+
+def _initial_state(index: PlayerIndex, initial: Any, rating: float
+                   ) -> tuple[PlayerIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """(index, rating, boards played, last period, mapping of board ids -> state ids or
+    None) with ``initial`` overlaid; players known only to ``initial`` are kept."""
+    n = len(index)
+    if initial is None:
+        return (index, np.full(n, float(rating)), np.zeros(n, np.int64),
+                np.full(n, _NO_PERIOD, np.int64), None)
+    from fastrate._validate import Source, as_1d, as_float64, fail_at
+    from fastrate.data import _initial_columns
+
+    cols = _initial_columns(initial)
+    init = PlayerIndex(cols.pop("player"))
+    if len(init.lookup) != len(init):
+        raise InputError("initial ratings list a player twice; keep one row per player")
+    lookup = init.lookup
+    names = index.names.tolist()
+    new = [x for x in names if x not in lookup]
+    all_names = np.empty(len(init) + len(new), dtype=object)
+    all_names[:len(init)] = init.names
+    all_names[len(init):] = new
+    full = PlayerIndex(all_names)
+    mapping = np.array([full.lookup[x] for x in names], dtype=np.int64)
+    m = len(init)
+    total = len(full)
+    r = np.full(total, float(rating))
+    vals = as_float64(cols["rating"], "rating", Source("initial ratings"), allow_nan=True)
+    if np.isinf(vals).any():
+        i = int(np.argmax(np.isinf(vals)))
+        raise fail_at("rating", "must be finite", vals, i, Source("initial ratings"))
+    r[:m] = np.where(np.isnan(vals), r[:m], vals)
+    played = np.zeros(total, np.int64)
+    if "games_played" in cols:
+        g = as_1d(cols["games_played"], "games_played")
+        played[:m] = np.nan_to_num(g.astype(np.float64)).astype(np.int64)
+    last = np.full(total, _NO_PERIOD, np.int64)
+    if "last_period" in cols:
+        lp = as_1d(cols["last_period"], "last_period")
+        if lp.dtype.kind == "f":
+            lp = np.where(np.isnan(lp), _NO_PERIOD, np.nan_to_num(lp)).astype(np.int64)
+        last[:m] = lp
+    return full, r, played, last, mapping
+
+
+def _table_arrays(table: tuple) -> tuple[np.ndarray, np.ndarray]:
+    if not table:
+        return _EMPTY_F, _EMPTY_F
+    return (np.array([float(r[0]) for r in table], dtype=np.float64),
+            np.array([float(r[1]) for r in table], dtype=np.float64))
+
+
+def _win_points(draw_margin: float) -> float:
+    """The point difference whose IMPs exceed ``draw_margin``: ``IMP(d) > m`` exactly
+    when ``|d| >= T[floor(m)]`` (IMPs are whole numbers)."""
+    from fastrate.bridge.scoring import IMP_THRESHOLDS
+
+    i = int(math.floor(draw_margin))
+    return float(IMP_THRESHOLDS[i]) if i < IMP_THRESHOLDS.shape[0] else _INF
+
+
+def burn_in_mask(boards: Any, burn_in: int) -> np.ndarray:
+    """Stored rows of ``boards``: False for the rows of the first ``burn_in`` rating
+    periods that hold boards, True after (periods with no boards do not count)."""
+    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
+        raise ConfigError(f"burn_in must be a whole number of periods >= 0; got {burn_in!r}")
+    mask = np.ones(boards.n_results, dtype=np.bool_)
+    if burn_in == 0:
+        return mask
+    if boards.board_period is None:
+        raise InputError(f"a burn-in of {burn_in} period(s) needs boards with rating periods: "
+                         "build them with a time column and period='3d' (--period 3d)")
+    bp = boards.board_period
+    starts = np.flatnonzero(np.concatenate(([True], bp[1:] != bp[:-1])))
+    if burn_in < starts.shape[0]:
+        mask[:boards.board_offsets[starts[burn_in]]] = False
+    else:
+        mask[:] = False
+    return mask
+
+
+def partnership_ids(boards: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(ns_partnership, ew_partnership, first, second)`` like
+    :meth:`Boards.partnerships` but in O(rows) with a hash table (ids in order of first
+    appearance; ``first <= second`` are the two units). For boards that name pairs only,
+    the pair labels are the partnerships (``first == second``)."""
+    index, a, b, c, d, pairs_only = _units(boards)
+    if pairs_only:
+        ids = np.arange(len(index), dtype=np.int64)
+        return a, c, ids, ids
+    ns = np.empty(boards.n_results, dtype=np.int64)
+    ew = np.empty(boards.n_results, dtype=np.int64)
+    n = max(len(index), 1)
+    keys = _partnership_ids_kernel(np.int64(n), a, b, c, d, ns, ew)
+    return ns, ew, keys // n, keys % n
+
+
+def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any = None, *,
+         scores: Any = None) -> BridgeRatings:
+    """Rate the players of ``boards`` (a :class:`fastrate.bridge.Boards`) with bridge Elo.
+
+    ``initial``: starting ratings (a previous :class:`BridgeRatings`/:class:`Ratings`, a
+    mapping name -> rating, or a table with ``player``, ``rating`` [, ``games_played``,
+    ``last_period``]); players known only to it are kept. Partnership experience starts
+    at zero in every call. ``scores``: the boards' cross-IMPs when already computed
+    (``boards.score("cross-imps")``), so several runs score once.
+
+    Boards that name pairs only (``ns_pair``/``ew_pair``) rate each pair as one unit.
+    """
+    index, north, south, east, west, pairs_only = _units(boards)
+    if not isinstance(config, BridgeEloConfig):
+        raise InputTypeError(f"config must be a BridgeEloConfig; got {type(config).__name__}")
+    imps = _row_imps(boards, scores)
+    index, rating, played, last, mapping = _initial_state(index, initial,
+                                                          config.initial_rating)
+    if mapping is not None:
+        north, south, east, west = (require(mapping[x], np.int64)
+                                    for x in (north, south, east, west))
+    n_units = len(index)
+    if config.uses_partnerships:
+        ns_pid, ew_pid, first, _ = partnership_ids(boards)
+        n_pairs = int(first.shape[0])
+    else:
+        ns_pid = ew_pid = _EMPTY_I
+        n_pairs = None
+    together = np.zeros(n_pairs or 0, dtype=np.int64)
+    has_period = boards.board_period is not None
+    by_period = config.update == "period" and has_period
+    scored = burn_in_mask(boards, int(config.burn_in))
+    offsets = boards.board_offsets
+    max_t = int(np.diff(offsets).max()) if boards.n_boards else 0
+    sa, sb, acc_ns, acc_ew, acc_e = (np.empty(max_t, dtype=np.float64) for _ in range(5))
+    rows = np.empty(max_t, dtype=np.int64)
+    m = n_units if by_period else 0
+    pending = np.zeros(m, dtype=np.float64)
+    stamp = np.full(m, -1, dtype=np.int64)
+    touched = np.zeros(m, dtype=np.int64)
+    pred = np.empty(boards.n_results, dtype=np.float64)
+    outcome = np.empty(boards.n_results, dtype=np.float64)
+    k_bounds, k_values = _table_arrays(config.k_games)
+    x_bounds, x_values = _table_arrays(config.k_experience)
+    from fastrate.bridge.scoring import IMP_THRESHOLDS
+
+    _bridge_elo_kernel(offsets, boards.board_period if has_period else _EMPTY_I,
+                       north, south, east, west, imps, require(boards.ns_score, np.float64),
+                       ns_pid, ew_pid, rating, played, last, together,
+                       _MODEL[config.model], float(config.k), k_bounds, k_values,
+                       x_bounds, x_values, LN10 / config.scale, float(config.cap or 0.0),
+                       float(config.draw_margin), _win_points(config.draw_margin),
+                       IMP_THRESHOLDS, _MARGIN[config.margin], float(config.margin_scale),
+                       float(config.experience_bonus), float(config.experience_n0),
+                       float(config.gamma_divisor), by_period,
+                       pending, stamp, touched, sa, sb, acc_ns, acc_ew, acc_e, rows,
+                       pred, outcome)
+    comp = np.zeros(3, dtype=np.int64)
+    _components_kernel(np.int64(n_units), offsets, north, south, east, west, pairs_only, comp)
+    rated = pred == pred
+    scored &= rated
+    if has_period:
+        stored_period = np.repeat(boards.board_period, np.diff(offsets))
+    else:
+        stored_period = np.repeat(np.arange(boards.n_boards, dtype=np.int64), np.diff(offsets))
+    return BridgeRatings(
+        system="bridge_elo", players=index, rating=rating, games_played=played,
+        predictions=boards.to_input_order(pred), config=config,
+        last_period=last if has_period else None,
+        stored_predictions=pred, stored_outcome=outcome, stored_period=stored_period,
+        rated=rated, scored=scored, order=boards.order,
+        n_components=int(comp[0]), n_partnership_components=int(comp[1]),
+        n_nonidentifiable=int(comp[2]),
+        n_single_result_boards=boards.n_single_result_boards, n_partnerships=n_pairs)
+
+
+# ----------------------------------------------------------------------------------
+# evaluation
+
+NULL_LABEL = "null (50%)"
+
+
+def _configs(configs: Any) -> list[tuple[str, BridgeEloConfig]]:
+    if configs is None:
+        configs = [BridgeEloConfig(model="plain"), BridgeEloConfig(model="field"),
+                   BridgeEloConfig(model="artificial")]
+    if isinstance(configs, BridgeEloConfig):
+        configs = [configs]
+    items = list(configs.items()) if isinstance(configs, Mapping) else list(configs)
+    out = []
+    for item in items:
+        if isinstance(item, BridgeEloConfig):
+            out.append((item.label(), item))
+        elif (isinstance(item, tuple) and len(item) == 2
+              and isinstance(item[1], BridgeEloConfig)):
+            out.append((str(item[0]), item[1]))
+        else:
+            raise InputTypeError(f"configs must be BridgeEloConfig objects, (label, config) "
+                                 f"pairs or a mapping label -> config; got {item!r}")
+    if not out:
+        raise ConfigError("no configs to evaluate: give at least one BridgeEloConfig")
+    labels = [lab for lab, _ in out]
+    dup = {x for x in labels if labels.count(x) > 1}
+    if dup:
+        raise ConfigError(f"config labels must be unique; {', '.join(sorted(dup))} repeats "
+                          "(pass a mapping label -> config)")
+    return out
+
+
+def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[Any],
+                     burn_in: int | None = None, draws: str = "exclude", bins: int = 10,
+                     null: bool = True):
+    """Score finished runs (label -> :class:`BridgeRatings`) on the same rows: the rated
+    rows after ``burn_in`` periods (default: the largest ``config.burn_in`` of the
+    runs). A ``null (50%)`` row (always 0.5) comes first when ``null``. Returns a
+    :class:`fastrate.evaluate.Evaluation` (log loss, deviance, Brier, RMSE, accuracy)."""
+    from fastrate import metrics
+    from fastrate.evaluate import Evaluation
+
+    metrics._check_draws(draws)
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    items = list(runs.items()) if isinstance(runs, Mapping) else [
+        (r.config.label(), r) for r in runs]
+    if not items:
+        raise ConfigError("no runs to evaluate")
+    if burn_in is None:
+        burn_in = max(int(r.config.burn_in) for _, r in items)
+    mask = burn_in_mask(boards, burn_in) & items[0][1].rated
+    if not mask.any():
+        raise InputError(f"no results to score: a burn-in of {burn_in} period(s) leaves no "
+                         "rated result (boards need at least two real results); use a "
+                         "smaller burn_in")
+    y = items[0][1].stored_outcome[mask]
+    preds = ([(NULL_LABEL, np.full(y.shape[0], 0.5))] if null else []) + [
+        (label, r.stored_predictions[mask]) for label, r in items]
+    rows, tables = [], {}
+    for label, p in preds:
+        rows.append({"system": label, **metrics.summary(p, y, draws=draws)})
+        tables[label] = metrics.calibration(p, y, bins=bins)
+    return Evaluation(rows, tables, int(items[0][1].rated.sum()), int(burn_in), draws,
+                      {label: r for label, r in items})
+
+
+def evaluate(boards: Any, configs: Any = None, burn_in: int | None = None,
+             initial: Any = None, draws: str = "exclude", bins: int = 10):
+    """Walk-forward comparison of bridge Elo configurations on ``boards``.
+
+    ``configs``: BridgeEloConfig objects, ``(label, config)`` pairs or a mapping label
+    -> config (default: the plain, field and artificial models with K 16). Each is
+    rated (cross-IMPs computed once) and its pre-board predictions scored against the
+    outcomes S on the rated rows after ``burn_in`` periods (default: the largest
+    ``burn_in`` of the configs), next to the null model's 50%. Accuracy leaves draws
+    out by default (``draws="half"`` counts them half). Returns a
+    :class:`fastrate.evaluate.Evaluation`.
+    """
+    items = _configs(configs)
+    if burn_in is None:
+        burn_in = max(int(c.burn_in) for _, c in items)
+    burn_in_mask(boards, burn_in)  # validate before rating
+    scores = boards.score("cross-imps")
+    runs = {label: rate(boards, c, initial=initial, scores=scores) for label, c in items}
+    return evaluate_ratings(boards, runs, burn_in=burn_in, draws=draws, bins=bins)
