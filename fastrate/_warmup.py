@@ -61,4 +61,10 @@ def run(verbose: bool = False) -> list[str]:
     done.append("bridge")
     if verbose:
         print("compiled bridge")
+    from fastrate.stats import pairing
+
+    pairing._warmup()
+    done.append("pairing")
+    if verbose:
+        print("compiled pairing")
     return done

@@ -260,3 +260,5 @@ def register(group: click.Group) -> None:
     for cmd in (rate_command, evaluate_command, warmup_command, bridge_group,
                 placement_group, backgammon_group):
         group.add_command(cmd)
+    from fastrate.cli.ladder import ladder_group
+    group.add_command(ladder_group)

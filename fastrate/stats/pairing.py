@@ -1,0 +1,859 @@
+"""Pairing schedulers for a rating ladder and a simulator that compares them (SPEC §6;
+the computer-go post by Chuck Paulson on the scaling study's ladder).
+
+A ladder is a pool of players, each with a true strength (Elo scale) and a cost per
+game (time: a game between ``i`` and ``j`` costs ``cost_i + cost_j``). The ladder
+ranks its players by their current *estimated* ratings (rank 0 = best; ties by player
+id); each game, a first player is drawn uniformly from the players present and a
+scheduler picks his opponent from the ranking:
+
+* ``nearest`` -- the scaling study's method: draw ``candidates`` (3) distinct random
+  opponents and play the one nearest in rank (ties: the one drawn first). The top
+  player's average opponent is about ``N / (candidates + 1)`` ranks down.
+* ``gaussian`` -- the post's proposal: the opponent is ``R`` ranks away,
+  ``R = round(Normal(0, sigma))`` with ``sigma = 3`` (rounded half up), redrawn until
+  ``R != 0`` and a player exists at that rank. Not affected by the size of the pool.
+  (**Decision**: ``sigma >= 0.5``; after 10,000 rejected draws, which cannot happen in
+  practice, the adjacent rank is taken.)
+* ``greedy`` -- the opponent maximising the expected bits per unit cost,
+  ``H(p_hat) / (cost_i + cost_j)``, with ``p_hat`` the rating system's own prediction
+  from the current estimates (ties: the better rank). The first player is still drawn
+  at random: a greedy choice of both players would only ever pair the cheapest players.
+
+Games are decided by the *true* ratings: the first player wins with probability
+``p = 1/(1 + 10^(-(T_i - T_j)/400))`` (no draws). Each game's information is its
+expected information under the truth, ``H(p)`` bits (:func:`fastrate.stats.information
+.binary_entropy`), so "bits gained per unit cost" is ``sum H(p) / sum cost``.
+
+Rating systems come from the core engine, not copied: ``elo`` runs
+:func:`fastrate.ratings.elo`'s own game-by-game kernel on each game as it is played
+(constant K, optional rule of 400; the expected score is ``_common.logistic``);
+``glicko2`` collects ``period_games`` games into a rating period and runs
+:mod:`fastrate.ratings.glicko2`'s period kernel on it, so ranks change at period ends.
+The final ratings of a run equal ``elo.rate``/``glicko2.rate`` of its game log.
+
+**Seeding new players with virtual games** (the post's second suggestion): players may
+arrive later (``arrival``: the game index at which each joins). With
+``seed_games=(W, L)`` a newcomer starts at the current estimate of the player present
+whose prior (true) strength is nearest (**Decision**: ties to the weaker) and is given
+``W`` virtual wins and ``L`` losses against him -- wins first -- if that player is
+weaker, ``L`` wins and ``W`` losses if stronger (the post: Mogo_16 gets 2 wins and 1 loss
+against Mogo_15). Virtual games move only the newcomer (through the system's own update;
+for Glicko-2 one rating period), cost nothing and are not in the game log. Without
+seeding a newcomer starts at the system's initial rating.
+
+**Metrics** at ``n_points + 1`` checkpoints (after 0, n/n_points, ..., n games), over the
+players present: cumulative cost and bits, the rating error against the truth
+``rmse = sqrt(mean(((R_i - mean R) - (T_i - mean T))^2))`` (ratings are only defined up to
+a shift), the fraction of misordered pairs (pairs with different true strengths whose
+estimates are in the wrong order; tied estimates count 1/2) and the mean rank gap of
+the pairings so far. Glicko-2's ratings at a checkpoint are those of the last completed
+rating period (the period in progress is rated at its end, and at the last game).
+
+**Randomness**: every seed has its own splitmix64 stream (Steele, Lea and Flood 2014),
+seeded from the seed value alone; seeds run in parallel (``prange``) and each writes only
+its own output rows, so a seed's results depend neither on the other seeds nor on the
+number of threads. The draws per game: one uniform for the first player, the
+scheduler's draws, one uniform for the result.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import as_float64, check_choice, check_number, require
+from fastrate.errors import ConfigError, InputError
+from fastrate.ratings._common import BLOCK, LN10, REC_LAST, REC_LEVEL, REC_STAMP, REC_VAR, logistic
+from fastrate.ratings.elo import EloConfig, _elo_simple_kernel, _rating_lead
+from fastrate.ratings.glicko2 import _VOL, Glicko2Config, _glicko2_kernel
+from fastrate.stats.information import entropy_bits
+
+__all__ = ["SCHEDULERS", "SYSTEMS", "Ladder", "LadderResult", "simulate", "compare",
+           "opponent_probabilities", "ladder_table", "plot", "METRIC_COLUMNS"]
+
+SCHEDULERS = ("nearest", "gaussian", "greedy")
+SYSTEMS = ("elo", "glicko2")
+#: the columns of :func:`ladder_table`
+METRIC_COLUMNS = ("scheduler", "system", "seed", "games", "cost", "bits", "bits_per_cost",
+                  "window_bits_per_cost", "rmse", "misordered", "mean_rank_gap")
+#: the rejection sampler of the gaussian scheduler gives up after this many draws
+MAX_DRAWS = 10_000
+_INF = math.inf
+_SEED_MAX = 2**63 - 1
+
+# ----------------------------------------------------------------------------------
+# kernels: the random stream
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_TWO_M53 = 2.0 ** -53
+
+
+@inline_kernel
+def _next_u64(state):
+    """splitmix64: advance ``state[0]`` by the golden gamma and return the mixed value."""
+    z = state[0] + _GOLDEN
+    state[0] = z
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@inline_kernel
+def _uniform(state):
+    """A double in [0, 1) from the top 53 bits."""
+    return float(_next_u64(state) >> _S11) * _TWO_M53
+
+
+@inline_kernel
+def _randint(state, n):
+    """An integer in [0, n): ``floor(u n)``."""
+    r = int(_uniform(state) * n)
+    return r if r < n else n - 1
+
+
+@inline_kernel
+def _normal(state):
+    """A standard normal by Box-Muller (cosine branch only; two uniforms)."""
+    u1 = 1.0 - _uniform(state)
+    u2 = _uniform(state)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+# ----------------------------------------------------------------------------------
+# kernels: ranking, schedulers, metrics
+
+
+@inline_kernel
+def _sort_ranks(order, pos, est, n):
+    """Insertion sort of the ``n`` players in ``order`` by estimate (best first, ties by
+    id); nearly sorted after a game, so O(n) then. Refreshes ``pos``."""
+    for t in range(1, n):
+        x = order[t]
+        ex = est[x]
+        u = t - 1
+        while u >= 0:
+            y = order[u]
+            if est[y] > ex or (est[y] == ex and y < x):
+                break
+            order[u + 1] = y
+            u -= 1
+        order[u + 1] = x
+    for t in range(n):
+        pos[order[t]] = t
+
+
+@inline_kernel
+def _predict(system, i, j, est, rec, factor, cap, k3):
+    """The rating system's prediction that ``i`` beats ``j`` from the current state:
+    Elo's expected score (rule of 400 when ``cap > 0``) or Glicko-2's prediction
+    ``1/(1 + exp(-g(sqrt(phi_i^2 + phi_j^2)) (mu_i - mu_j)))``."""
+    if system == 0:
+        return logistic(_rating_lead(est[i] - est[j], False, 0.0, cap), factor)
+    gg = 1.0 / math.sqrt(1.0 + k3 * (rec[i, REC_VAR] + rec[j, REC_VAR]))
+    return 1.0 / (1.0 + math.exp(-gg * (rec[i, REC_LEVEL] - rec[j, REC_LEVEL])))
+
+
+@inline_kernel
+def _pick_nearest(state, p, n_active, candidates, drawn):
+    c = min(candidates, n_active - 1)
+    best_q = -1
+    best_d = n_active + 1
+    for t in range(c):
+        while True:
+            q = _randint(state, n_active - 1)
+            if q >= p:
+                q += 1
+            dup = False
+            for u in range(t):
+                if drawn[u] == q:
+                    dup = True
+                    break
+            if not dup:
+                break
+        drawn[t] = q
+        d = abs(q - p)
+        if d < best_d:
+            best_d = d
+            best_q = q
+    return best_q
+
+
+@inline_kernel
+def _pick_gaussian(state, p, n_active, sigma):
+    for _ in range(MAX_DRAWS):
+        r = math.floor(_normal(state) * sigma + 0.5)
+        if r != 0.0:
+            q = p + int(r)
+            if 0 <= q < n_active:
+                return q
+    return p + 1 if p + 1 < n_active else p - 1
+
+
+@inline_kernel
+def _pick_greedy(i, p, n_active, order, cost, system, est, rec, factor, cap, k3):
+    best = -1.0
+    best_q = -1
+    for q in range(n_active):
+        if q == p:
+            continue
+        j = order[q]
+        val = entropy_bits(_predict(system, i, j, est, rec, factor, cap, k3)) / (
+            cost[i] + cost[j])
+        if val > best:
+            best = val
+            best_q = q
+    return best_q
+
+
+@inline_kernel
+def _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, played,
+            o_cost, o_bits, o_rmse, o_mis, o_gap):
+    n = est.shape[0]
+    m = 0
+    se = 0.0
+    st = 0.0
+    for x in range(n):
+        if active[x]:
+            m += 1
+            se += est[x]
+            st += true_rating[x]
+    me = se / m
+    mt = st / m
+    ss = 0.0
+    for x in range(n):
+        if active[x]:
+            d = (est[x] - me) - (true_rating[x] - mt)
+            ss += d * d
+    bad = 0.0
+    pairs = 0
+    for a in range(n):
+        if not active[a]:
+            continue
+        for b in range(a + 1, n):
+            if not active[b]:
+                continue
+            dt = true_rating[a] - true_rating[b]
+            if dt == 0.0:
+                continue
+            pairs += 1
+            de = est[a] - est[b]
+            if de == 0.0:
+                bad += 0.5
+            elif (de > 0.0) != (dt > 0.0):
+                bad += 1.0
+    o_cost[t] = cost_sum
+    o_bits[t] = bits_sum
+    o_rmse[t] = math.sqrt(ss / m)
+    o_mis[t] = bad / pairs if pairs > 0 else math.nan
+    o_gap[t] = gap_sum / played if played > 0 else math.nan
+
+
+@kernel
+def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
+                 n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
+                 init_rating, init_mu, init_phi2, init_vol, tau, epsilon, max_iterations,
+                 g2_scale, period_games, n_games, ends,
+                 o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
+                 log_white, log_black, log_score):
+    """One seed of the ladder: ``n_games`` games among the players present, rated by
+    ``system`` (0 Elo, 1 Glicko-2), paired by ``scheduler`` (0 nearest, 1 gaussian,
+    2 greedy). ``arrival_order`` lists the players by (arrival, id); ``seed_opp[x]`` is
+    the virtual opponent of newcomer ``x`` (-1: no seeding) and ``seed_wins[x]`` his
+    virtual wins out of ``n_virtual``. Writes the metrics at the game counts ``ends``
+    (``ends[0] = 0``), the final estimates and, when the log arrays have length
+    ``n_games``, every game. Scratch is allocated once, before the game loop."""
+    n = true_rating.shape[0]
+    glicko = system == 1
+    k3 = 3.0 / (math.pi * math.pi)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = np.uint64(seed_value)
+    state[0] = _next_u64(state)  # hash the seed value into the starting state
+    est = np.full(n, init_rating)
+    order = np.zeros(n, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
+    active = np.zeros(n, dtype=np.bool_)
+    drawn = np.zeros(max(candidates, 1), dtype=np.int64)
+    empty_f = np.zeros(0, dtype=np.float64)
+    empty_b = np.zeros(0, dtype=np.bool_)
+    empty_i = np.zeros(0, dtype=np.int64)
+    # Elo state (the engine kernel's per-player arrays)
+    games_played = np.zeros(n, dtype=np.int64)
+    last_period = np.zeros(n, dtype=np.int64)
+    # Glicko-2 state: the engine's 64-byte player records
+    rec = np.zeros((n if glicko else 1, 8))
+    if glicko:
+        for x in range(n):
+            rec[x, REC_STAMP] = -1.0
+            rec[x, REC_LEVEL] = init_mu
+            rec[x, REC_VAR] = init_phi2
+            rec[x, _VOL] = init_vol
+            rec[x, REC_LAST] = math.nan
+            est[x] = 1500.0 + g2_scale * init_mu
+    failed = np.zeros(n, dtype=np.int8)
+    touched = np.zeros(n + 1, dtype=np.int64)
+    buf = np.zeros((BLOCK, 8))
+    starts = np.zeros(2, dtype=np.int64)
+    saved = np.zeros(8)
+    batch = period_games if glicko else 1
+    pw = np.zeros(batch, dtype=np.int64)
+    pb = np.zeros(batch, dtype=np.int64)
+    ps = np.zeros(batch)
+    pp = np.zeros(batch, dtype=np.int64)
+    pred = np.zeros(batch)
+    nv = max(n_virtual, 1)
+    vw = np.zeros(nv, dtype=np.int64)
+    vb = np.zeros(nv, dtype=np.int64)
+    vs = np.zeros(nv)
+    vp = np.zeros(nv, dtype=np.int64)
+    vpred = np.zeros(nv)
+    record_log = log_white.shape[0] > 0
+
+    n_active = 0
+    ap = 0
+    n_arrivals = arrival_order.shape[0]
+    cost_sum = 0.0
+    bits_sum = 0.0
+    gap_sum = 0.0
+    m = 0
+    t = 0
+    true_factor = LN10 / 400.0
+    for g in range(n_games + 1):
+        # players joining before game g
+        changed = False
+        while ap < n_arrivals and arrival[arrival_order[ap]] == g:
+            x = arrival_order[ap]
+            ap += 1
+            active[x] = True
+            order[n_active] = x
+            n_active += 1
+            changed = True
+            o = seed_opp[x]
+            if o < 0:
+                continue
+            wins = seed_wins[x]
+            if glicko:
+                rec[x, REC_LEVEL] = rec[o, REC_LEVEL]
+                for c in range(8):
+                    saved[c] = rec[o, c]
+                for v in range(n_virtual):
+                    vw[v] = x
+                    vb[v] = o
+                    vs[v] = 1.0 if v < wins else 0.0
+                    vp[v] = g // period_games
+                for y in range(n):
+                    rec[y, REC_STAMP] = -1.0
+                starts[1] = n_virtual
+                _glicko2_kernel(vw, vb, vs, vp, starts, rec, failed, tau, epsilon,
+                                max_iterations, touched, buf, vpred)
+                for c in range(8):
+                    rec[o, c] = saved[c]
+                est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
+            else:
+                est[x] = est[o]
+                keep_r = est[o]
+                keep_n = games_played[o]
+                for v in range(n_virtual):
+                    vw[0] = x
+                    vb[0] = o
+                    vs[0] = 1.0 if v < wins else 0.0
+                    _elo_simple_kernel(vw[:1], vb[:1], vs[:1], empty_f, empty_b, empty_i, est,
+                                       games_played, last_period, k, factor, cap, 0.0,
+                                       vpred[:1], empty_f, empty_f)
+                    est[o] = keep_r
+                    games_played[o] = keep_n
+        if changed:
+            _sort_ranks(order, pos, est, n_active)
+        if g == 0 and ends[0] == 0:
+            _record(0, active, est, true_rating, cost_sum, bits_sum, gap_sum, 0,
+                    o_cost, o_bits, o_rmse, o_mis, o_gap)
+            t = 1
+        if g == n_games:
+            break
+        # one game
+        p = _randint(state, n_active)
+        i = order[p]
+        if scheduler == 0:
+            q = _pick_nearest(state, p, n_active, candidates, drawn)
+        elif scheduler == 1:
+            q = _pick_gaussian(state, p, n_active, sigma)
+        else:
+            q = _pick_greedy(i, p, n_active, order, cost, system, est, rec, factor, cap, k3)
+        j = order[q]
+        gap_sum += abs(q - p)
+        pt = logistic(true_rating[i] - true_rating[j], true_factor)
+        bits_sum += entropy_bits(pt)
+        cost_sum += cost[i] + cost[j]
+        s = 1.0 if _uniform(state) < pt else 0.0
+        if record_log:
+            log_white[g] = i
+            log_black[g] = j
+            log_score[g] = s
+        pw[m] = i
+        pb[m] = j
+        ps[m] = s
+        pp[m] = g // period_games
+        m += 1
+        if glicko:
+            if m == batch or g + 1 == n_games:
+                for y in range(n):
+                    rec[y, REC_STAMP] = -1.0
+                starts[1] = m
+                _glicko2_kernel(pw[:m], pb[:m], ps[:m], pp[:m], starts, rec, failed, tau,
+                                epsilon, max_iterations, touched, buf, pred[:m])
+                for y in range(n):
+                    est[y] = 1500.0 + g2_scale * rec[y, REC_LEVEL]
+                _sort_ranks(order, pos, est, n_active)
+                m = 0
+        else:
+            _elo_simple_kernel(pw[:1], pb[:1], ps[:1], empty_f, empty_b, empty_i, est,
+                               games_played, last_period, k, factor, cap, 0.0, pred[:1],
+                               empty_f, empty_f)
+            _sort_ranks(order, pos, est, n_active)
+            m = 0
+        if t < ends.shape[0] and g + 1 == ends[t]:
+            _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, g + 1,
+                    o_cost, o_bits, o_rmse, o_mis, o_gap)
+            t += 1
+    for x in range(n):
+        o_rating[x] = est[x]
+
+
+@kernel(parallel=True)
+def _ladder_kernel(seeds, true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
+                   n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
+                   init_rating, init_mu, init_phi2, init_vol, tau, epsilon, max_iterations,
+                   g2_scale, period_games, n_games, ends,
+                   o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
+                   log_white, log_black, log_score):
+    """Every seed in parallel; seed ``s`` writes only rows ``s`` of the outputs (flat:
+    ``len(ends)`` metrics, ``n`` ratings and, when logging, ``n_games`` games per seed)."""
+    n_points = ends.shape[0]
+    n = true_rating.shape[0]
+    log = log_white.shape[0] > 0
+    for s in numba.prange(seeds.shape[0]):
+        a = s * n_points
+        b = a + n_points
+        la = s * n_games if log else 0
+        lb = la + n_games if log else 0
+        _ladder_seed(seeds[s], true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
+                     n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
+                     init_rating, init_mu, init_phi2, init_vol, tau, epsilon, max_iterations,
+                     g2_scale, period_games, n_games, ends,
+                     o_cost[a:b], o_bits[a:b], o_rmse[a:b], o_mis[a:b], o_gap[a:b],
+                     o_rating[s * n:(s + 1) * n], log_white[la:lb], log_black[la:lb],
+                     log_score[la:lb])
+
+
+# ----------------------------------------------------------------------------------
+# public API
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """The players of a simulated ladder: true strengths (Elo scale), cost per game
+    (time units; a game costs the sum of both players' costs) and the game index at
+    which each joins (0: from the start).
+
+    ``Ladder.geometric(34)`` is the post's ladder: ranks 80 Elo apart, each rank's games
+    half as expensive as the rank above, rank 0 costing 1.0.
+    """
+
+    true_rating: np.ndarray
+    cost: np.ndarray
+    arrival: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        t = as_float64(self.true_rating, "true_rating")
+        n = t.shape[0]
+        if n < 2:
+            raise InputError(f"a ladder needs at least 2 players; got {n}")
+        c = as_float64(self.cost, "cost")
+        if c.shape[0] != n:
+            raise InputError(f"'cost' must have one value per player ({n}); got {c.shape[0]}")
+        bad = ~(c > 0.0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"'cost' must be > 0 (time per game); found {float(c[i])!r} for "
+                             f"player {i}")
+        if self.arrival is None:
+            a = np.zeros(n, dtype=np.int64)
+        else:
+            raw = np.asarray(self.arrival)
+            if raw.ndim != 1 or raw.shape[0] != n:
+                raise InputError(f"'arrival' must have one game index per player ({n}); got "
+                                 f"shape {raw.shape}")
+            if raw.dtype.kind not in "iuf" or not np.isfinite(raw).all() or (
+                    raw != np.round(raw)).any() or (raw < 0).any():
+                raise InputError("'arrival' must hold game indices >= 0 (whole numbers); got "
+                                 f"{raw.tolist()[:10]!r}")
+            a = require(raw.astype(np.int64), np.int64)
+        if int((a == 0).sum()) < 2:
+            raise InputError("at least 2 players must be present from the start (arrival 0); "
+                             f"found {int((a == 0).sum())}")
+        object.__setattr__(self, "true_rating", t)
+        object.__setattr__(self, "cost", c)
+        object.__setattr__(self, "arrival", a)
+
+    @property
+    def n_players(self) -> int:
+        return int(self.true_rating.shape[0])
+
+    @classmethod
+    def geometric(cls, n_players: int = 34, *, elo_step: float = 80.0,
+                  cost_ratio: float = 0.5, base_cost: float = 1.0, newcomers: int = 0,
+                  n_games: int | None = None, center: float = 1500.0) -> Ladder:
+        """Players ranked 0..n-1, ``elo_step`` apart (rank 0 strongest, centred on
+        ``center``), rank r costing ``base_cost * cost_ratio^r`` per game.
+
+        ``newcomers = m`` makes the m strongest players join during the run, weakest of
+        them first (as the scaling study added ever stronger programs): rank ``m-1-q``
+        arrives at game ``(q+1) * n_games // (2 (m+1))``, all within the first half.
+        """
+        o = "Ladder.geometric"
+        check_number(o, "n_players", n_players, lo=2.0, hi=1e7, integer=True)
+        check_number(o, "elo_step", elo_step, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "cost_ratio", cost_ratio, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "base_cost", base_cost, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "center", center, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        n = int(n_players)
+        check_number(o, "newcomers", newcomers, lo=0.0, hi=float(n - 2), integer=True)
+        rank = np.arange(n, dtype=np.float64)
+        true = center + float(elo_step) * ((n - 1) / 2.0 - rank)
+        with np.errstate(over="ignore", under="ignore"):
+            cost = float(base_cost) * np.power(float(cost_ratio), rank)
+        arrival = np.zeros(n, dtype=np.int64)
+        m = int(newcomers)
+        if m:
+            if n_games is None:
+                raise ConfigError("Ladder.geometric(newcomers=...) needs 'n_games' to space "
+                                  "the arrivals")
+            check_number(o, "n_games", n_games, lo=1.0, hi=1e15, integer=True)
+            for q in range(m):
+                arrival[m - 1 - q] = (q + 1) * int(n_games) // (2 * (m + 1))
+        return cls(true, cost, arrival)
+
+
+@dataclass
+class LadderResult:
+    """Metrics of :func:`simulate`, one row per seed and one column per checkpoint.
+
+    ``games`` (P,) are the checkpoints' game counts (0 first); ``cost``, ``bits``,
+    ``rmse``, ``misordered``, ``mean_rank_gap`` are (seeds, P); ``ratings`` (seeds,
+    players) the final estimates; ``white``/``black``/``score`` (seeds, games) the game
+    log when asked for.
+    """
+
+    scheduler: str
+    system: str
+    seeds: np.ndarray
+    games: np.ndarray
+    cost: np.ndarray
+    bits: np.ndarray
+    rmse: np.ndarray
+    misordered: np.ndarray
+    mean_rank_gap: np.ndarray
+    ratings: np.ndarray
+    white: np.ndarray | None = None
+    black: np.ndarray | None = None
+    score: np.ndarray | None = None
+
+    @property
+    def bits_per_cost(self) -> np.ndarray:
+        """Cumulative bits per unit cost (NaN at 0 games)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.cost > 0, self.bits / self.cost, np.nan)
+
+    @property
+    def window_bits_per_cost(self) -> np.ndarray:
+        """Bits per unit cost of the games between the previous checkpoint and this one."""
+        out = np.full(self.cost.shape, np.nan)
+        dc = np.diff(self.cost, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[:, 1:] = np.where(dc > 0, np.diff(self.bits, axis=1) / dc, np.nan)
+        return out
+
+    def table(self, mean: bool = False) -> dict[str, np.ndarray]:
+        """The metrics as columns :data:`METRIC_COLUMNS`: one row per seed and checkpoint,
+        or (``mean=True``) the mean over seeds per checkpoint (``seed`` = -1)."""
+        cols = {"cost": self.cost, "bits": self.bits, "bits_per_cost": self.bits_per_cost,
+                "window_bits_per_cost": self.window_bits_per_cost, "rmse": self.rmse,
+                "misordered": self.misordered, "mean_rank_gap": self.mean_rank_gap}
+        s, p = self.cost.shape
+        if mean:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns at 0 games
+                vals = {key: np.nanmean(v, axis=0) for key, v in cols.items()}
+            seed = np.full(p, -1, dtype=np.int64)
+            games = self.games.copy()
+            rows = p
+        else:
+            vals = {key: v.reshape(-1) for key, v in cols.items()}
+            seed = np.repeat(self.seeds, p)
+            games = np.tile(self.games, s)
+            rows = s * p
+        out: dict[str, np.ndarray] = {
+            "scheduler": np.array([self.scheduler] * rows, dtype=object),
+            "system": np.array([self.system] * rows, dtype=object),
+            "seed": seed, "games": games}
+        for key in METRIC_COLUMNS[4:]:
+            out[key] = vals[key]
+        return out
+
+
+def _seed_plan(ladder: Ladder, wins: int, losses: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each newcomer's virtual opponent (-1: none) and virtual wins."""
+    n = ladder.n_players
+    opp = np.full(n, -1, dtype=np.int64)
+    vwins = np.zeros(n, dtype=np.int64)
+    if wins + losses == 0:
+        return opp, vwins
+    t = ladder.true_rating
+    order = np.lexsort((np.arange(n), ladder.arrival))
+    present: list[int] = []
+    for x in order.tolist():
+        if ladder.arrival[x] > 0 and present:
+            best = min(present, key=lambda y: (abs(t[y] - t[x]), t[y] > t[x], y))
+            opp[x] = best
+            vwins[x] = wins if t[best] <= t[x] else losses
+        present.append(x)
+    return opp, vwins
+
+
+def _elo_params(config: EloConfig) -> tuple[float, float, float, float]:
+    if not isinstance(config, EloConfig):
+        raise ConfigError(f"'elo' must be an EloConfig; got {type(config).__name__}")
+    unsupported = [name for name, ok in (
+        ("k_schedule", config.k_schedule == "constant"), ("margin", config.margin == "none"),
+        ("regression", config.regression == 0.0), ("update", config.update == "game"),
+        ("advantage", config.advantage == 0.0)) if not ok]
+    if unsupported:
+        raise ConfigError("the ladder simulator runs Elo with constant K, game-by-game, no "
+                          f"margin, regression or advantage; got {', '.join(unsupported)} "
+                          "set in the EloConfig")
+    return (float(config.k), LN10 / config.scale, float(config.cap or 0.0),
+            float(config.initial_rating))
+
+
+def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
+             n_games: int = 20_000, *, n_seeds: int = 1, seed: int = 0, sigma: float = 3.0,
+             candidates: int = 3, elo: EloConfig | None = None,
+             glicko2: Glicko2Config | None = None, period_games: int | None = None,
+             seed_games: tuple[int, int] = (0, 0), n_points: int = 20,
+             record_games: bool = False) -> LadderResult:
+    """Simulate ``n_games`` ladder games per seed for seeds ``seed .. seed+n_seeds-1``.
+
+    ``scheduler``: ``nearest`` (best of ``candidates`` random opponents), ``gaussian``
+    (rank offset ~ Normal(0, ``sigma``)) or ``greedy`` (max expected bits per cost).
+    ``system``: ``elo`` (``elo``, default ``EloConfig()``: K 32) or ``glicko2``
+    (``glicko2``, default ``Glicko2Config()``, ``period_games`` games per rating
+    period, default one per player). ``seed_games=(W, L)`` seeds newcomers with virtual
+    games. ``record_games=True`` keeps the game log. See the module docstring for the
+    model and the metrics. Deterministic for a seed, whatever the thread count.
+    """
+    if not isinstance(ladder, Ladder):
+        raise InputError(f"'ladder' must be a Ladder (e.g. Ladder.geometric(34)); got "
+                         f"{type(ladder).__name__}")
+    o = "simulate"
+    check_choice(o, "scheduler", scheduler, SCHEDULERS)
+    check_choice(o, "system", system, SYSTEMS)
+    check_number(o, "n_games", n_games, lo=1.0, hi=1e15, integer=True)
+    check_number(o, "n_seeds", n_seeds, lo=1.0, hi=1e9, integer=True)
+    check_number(o, "seed", seed, lo=0.0, hi=float(_SEED_MAX), integer=True)
+    check_number(o, "sigma", sigma, lo=0.5, hi=1e9)
+    check_number(o, "candidates", candidates, lo=1.0, hi=1e9, integer=True)
+    check_number(o, "n_points", n_points, lo=1.0, hi=1e7, integer=True)
+    if not (isinstance(seed_games, (tuple, list)) and len(seed_games) == 2):
+        raise ConfigError(f"'seed_games' of simulate must be (wins, losses); got {seed_games!r}")
+    check_number(o, "seed_games wins", seed_games[0], lo=0.0, hi=1e6, integer=True)
+    check_number(o, "seed_games losses", seed_games[1], lo=0.0, hi=1e6, integer=True)
+    n_games, n_seeds, seed = int(n_games), int(n_seeds), int(seed)
+    if seed + n_seeds - 1 > _SEED_MAX:
+        raise ConfigError(f"'seed' + 'n_seeds' - 1 of simulate must be below 2**63; got "
+                          f"{seed + n_seeds - 1}")
+    late = ladder.arrival >= n_games
+    if late.any():
+        i = int(np.argmax(late))
+        raise InputError(f"'arrival' must be below n_games={n_games}; found "
+                         f"{int(ladder.arrival[i])} for player {i}")
+    n = ladder.n_players
+    if period_games is None:
+        period_games = n
+    check_number(o, "period_games", period_games, lo=1.0, hi=1e15, integer=True)
+    k, factor, cap, init_rating = _elo_params(EloConfig() if elo is None else elo)
+    g2 = Glicko2Config() if glicko2 is None else glicko2
+    if not isinstance(g2, Glicko2Config):
+        raise ConfigError(f"'glicko2' must be a Glicko2Config; got {type(g2).__name__}")
+    if system == "glicko2":
+        init_rating = float(g2.initial_rating)
+    g2_scale = float(g2.scale)
+    wins, losses = int(seed_games[0]), int(seed_games[1])
+    opp, vwins = _seed_plan(ladder, wins, losses)
+    arrival_order = np.lexsort((np.arange(n), ladder.arrival)).astype(np.int64)
+    ends = np.unique(np.array([0] + [(t * n_games) // int(n_points)
+                                     for t in range(1, int(n_points) + 1)], dtype=np.int64))
+    p = ends.shape[0]
+    o_cost, o_bits, o_rmse, o_mis, o_gap = (np.empty(n_seeds * p) for _ in range(5))
+    o_rating = np.empty(n_seeds * n)
+    m = n_seeds * n_games if record_games else 0
+    log_w = np.zeros(m, dtype=np.int64)
+    log_b = np.zeros(m, dtype=np.int64)
+    log_s = np.zeros(m, dtype=np.float64)
+    seeds = np.arange(seed, seed + n_seeds, dtype=np.int64)
+    _ladder_kernel(seeds, ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp,
+                   vwins, wins + losses, SCHEDULERS.index(scheduler), float(sigma),
+                   int(candidates), SYSTEMS.index(system), k, factor, cap, init_rating,
+                   (float(g2.initial_rating) - 1500.0) / g2_scale,
+                   (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility),
+                   float(g2.tau), float(g2.epsilon), int(g2.max_iterations), g2_scale,
+                   int(period_games), n_games, ends, o_cost, o_bits, o_rmse, o_mis, o_gap,
+                   o_rating, log_w, log_b, log_s)
+    shape = (n_seeds, p)
+    log = (log_w.reshape(n_seeds, n_games), log_b.reshape(n_seeds, n_games),
+           log_s.reshape(n_seeds, n_games)) if record_games else (None, None, None)
+    return LadderResult(scheduler=scheduler, system=system, seeds=seeds, games=ends,
+                        cost=o_cost.reshape(shape), bits=o_bits.reshape(shape),
+                        rmse=o_rmse.reshape(shape), misordered=o_mis.reshape(shape),
+                        mean_rank_gap=o_gap.reshape(shape), ratings=o_rating.reshape(n_seeds, n),
+                        white=log[0], black=log[1], score=log[2])
+
+
+def compare(ladder: Ladder, schedulers: Any = SCHEDULERS, **kwargs: Any) -> list[LadderResult]:
+    """:func:`simulate` with every scheduler of ``schedulers`` (same seeds, same options)."""
+    if isinstance(schedulers, str):
+        schedulers = [schedulers]
+    return [simulate(ladder, s, **kwargs) for s in schedulers]
+
+
+def ladder_table(results: Any, mean: bool = False) -> dict[str, np.ndarray]:
+    """The :meth:`LadderResult.table` of one or several results, stacked."""
+    if isinstance(results, LadderResult):
+        results = [results]
+    tables = [r.table(mean=mean) for r in results]
+    if not tables:
+        raise InputError("no results to tabulate")
+    return {c: np.concatenate([t[c] for t in tables]) for c in METRIC_COLUMNS}
+
+
+def opponent_probabilities(scheduler: str, position: int, n_players: int, *,
+                           candidates: int = 3, sigma: float = 3.0) -> np.ndarray:
+    """Exact probability of each rank being the opponent of the player at rank
+    ``position`` (0 = top) in a ladder of ``n_players`` (``nearest`` or ``gaussian``).
+
+    ``nearest``: with ``c = min(candidates, N-1)`` distinct random opponents, the nearest
+    is at distance >= d with probability ``C(N-1-a(d), c) / C(N-1, c)``, ``a(d)`` the ranks
+    nearer than d; two ranks at the same distance share it equally (the one drawn first
+    wins). ``gaussian``: ``P(R = r)`` is proportional to
+    ``Phi((r + 1/2)/sigma) - Phi((r - 1/2)/sigma)`` over the ranks that exist, ``r != 0``
+    (redrawing is conditioning).
+    """
+    o = "opponent_probabilities"
+    check_choice(o, "scheduler", scheduler, ("nearest", "gaussian"))
+    check_number(o, "n_players", n_players, lo=2.0, hi=1e7, integer=True)
+    n = int(n_players)
+    check_number(o, "position", position, lo=0.0, hi=float(n - 1), integer=True)
+    p = int(position)
+    ranks = np.arange(n)
+    dist = np.abs(ranks - p)
+    out = np.zeros(n)
+    if scheduler == "gaussian":
+        check_number(o, "sigma", sigma, lo=0.5, hi=1e9)
+        r = (ranks - p).astype(np.float64)
+        erf = np.vectorize(math.erf)
+        cdf_hi = 0.5 * (1.0 + erf((r + 0.5) / (sigma * math.sqrt(2.0))))
+        cdf_lo = 0.5 * (1.0 + erf((r - 0.5) / (sigma * math.sqrt(2.0))))
+        out = np.where(r != 0, cdf_hi - cdf_lo, 0.0)
+        return out / out.sum()
+    check_number(o, "candidates", candidates, lo=1.0, hi=1e9, integer=True)
+    c = min(int(candidates), n - 1)
+    total = math.comb(n - 1, c)
+    for d in range(1, n):
+        at = np.flatnonzero(dist == d)
+        if at.shape[0] == 0:
+            break
+        nearer = int(((dist > 0) & (dist < d)).sum())
+        p_ge_d = math.comb(n - 1 - nearer, c) / total
+        p_ge_next = math.comb(n - 1 - nearer - at.shape[0], c) / total
+        out[at] = (p_ge_d - p_ge_next) / at.shape[0]
+    return out
+
+
+def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
+         dpi: int = 100) -> Path:
+    """Draw the schedulers side by side into a PNG at ``path`` (written atomically):
+    bits gained per unit cost (between checkpoints) and the rating error (RMSE against
+    the truth, mean over seeds with the 10-90% band) against the cumulative cost, the
+    post's time. Needs matplotlib (``pip install fastrate[plots]``)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plotting needs matplotlib: pip install matplotlib (the 'plots' "
+                          "extra of fastrate)") from None
+    if isinstance(results, LadderResult):
+        results = [results]
+    if not results:
+        raise InputError("no results to plot")
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    fig = Figure(figsize=(10, 4), layout="constrained")
+    ax1, ax2 = fig.subplots(1, 2)
+    for r in results:
+        label = f"{r.scheduler} ({r.system})"
+        x = r.cost.mean(axis=0)
+        w = r.window_bits_per_cost
+        with np.errstate(invalid="ignore"):
+            ax1.plot(x[1:], np.nanmean(w[:, 1:], axis=0), marker=".", label=label)
+        line, = ax2.plot(x, r.rmse.mean(axis=0), label=label)
+        if r.rmse.shape[0] > 1:
+            lo, hi = np.quantile(r.rmse, [0.1, 0.9], axis=0)
+            ax2.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
+    ax1.set_xlabel("cumulative cost (time units)")
+    ax1.set_ylabel("bits per unit cost")
+    ax1.set_title("information gained per unit cost")
+    ax1.set_ylim(bottom=0)
+    ax1.legend(fontsize="small")
+    ax2.set_xlabel("cumulative cost (time units)")
+    ax2.set_ylabel("rating RMSE vs truth (Elo)")
+    ax2.set_yscale("log")
+    ax2.set_title("rating error")
+    ax2.legend(fontsize="small")
+    if title:
+        fig.suptitle(title)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, format="png", dpi=dpi)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a plot is an ordinary file
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target
+
+
+def _warmup() -> None:
+    """Compile the simulator (one specialisation serves every scheduler and system)."""
+    ladder = Ladder.geometric(4, newcomers=1, n_games=8)
+    simulate(ladder, "greedy", "glicko2", 8, n_seeds=2, period_games=2, seed_games=(2, 1),
+             n_points=2)
