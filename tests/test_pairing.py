@@ -183,12 +183,19 @@ def _compare(ladder, n_games, system, exact, **kw):
     seed = kw.pop("seed")
     got = P.simulate(ladder, system=system, n_games=n_games, seed=seed, record_games=True, **kw)
     cfg = kw.get("elo") or EloConfig()
+    start = None
+    if kw.get("start") == "truth":
+        present = ladder.arrival == 0
+        t = ladder.true_rating
+        start = np.full(ladder.n_players, 1500.0)
+        start[present] = t[present] - t[present].mean() + 1500.0
+        start = start.tolist()
     want = ref.simulate(ladder.true_rating.tolist(), ladder.cost.tolist(),
                         ladder.arrival.tolist(), scheduler=kw["scheduler"], system=system,
                         n_games=n_games, seed=seed, ends=got.games.tolist(),
                         sigma=kw.get("sigma", 3.0), candidates=kw.get("candidates", 3),
                         k=cfg.k, cap=cfg.cap or 0.0, period_games=kw.get("period_games", 1),
-                        seed_games=kw.get("seed_games", (0, 0)))
+                        seed_games=kw.get("seed_games", (0, 0)), start=start)
     assert got.white[0].tolist() == want["white"]
     assert got.black[0].tolist() == want["black"]
     assert got.score[0].tolist() == want["score"]
@@ -207,22 +214,25 @@ def _compare(ladder, n_games, system, exact, **kw):
        seed=st.integers(0, 2**63 - 2), sigma=st.floats(0.5, 6.0),
        candidates=st.integers(1, 4), k=st.sampled_from([10.0, 32.0]),
        cap=st.sampled_from([None, 400.0]),
-       seed_games=st.sampled_from([(0, 0), (2, 1), (1, 3)]))
+       seed_games=st.sampled_from([(0, 0), (2, 1), (1, 3)]),
+       start=st.sampled_from(P.STARTS))
 def test_elo_ladder_matches_reference_bit_for_bit(case, scheduler, seed, sigma, candidates, k,
-                                                  cap, seed_games):
+                                                  cap, seed_games, start):
     ladder, n_games = case
     _compare(ladder, n_games, "elo", True, scheduler=scheduler, seed=seed, sigma=sigma,
-             candidates=candidates, elo=EloConfig(k=k, cap=cap), seed_games=seed_games)
+             candidates=candidates, elo=EloConfig(k=k, cap=cap), seed_games=seed_games,
+             start=start)
 
 
 @settings(max_examples=25)
 @given(case=small_ladders(), scheduler=st.sampled_from(P.SCHEDULERS),
        seed=st.integers(0, 2**32), period_games=st.integers(1, 7),
-       seed_games=st.sampled_from([(0, 0), (2, 1)]))
-def test_glicko2_ladder_matches_reference(case, scheduler, seed, period_games, seed_games):
+       seed_games=st.sampled_from([(0, 0), (2, 1)]), start=st.sampled_from(P.STARTS))
+def test_glicko2_ladder_matches_reference(case, scheduler, seed, period_games, seed_games,
+                                          start):
     ladder, n_games = case
     _compare(ladder, n_games, "glicko2", False, scheduler=scheduler, seed=seed,
-             period_games=period_games, seed_games=seed_games)
+             period_games=period_games, seed_games=seed_games, start=start)
 
 
 # ----------------------------------------------------------------------------------
@@ -399,6 +409,9 @@ def test_bad_simulation_parameters():
     with pytest.raises(InputError, match="'arrival' must be below n_games=50; found 50 for "
                        "player 2"):
         P.simulate(late, n_games=50)
+    with pytest.raises(ConfigError, match="'start' of simulate must be one of 'initial', "
+                       "'truth'; got 'random'"):
+        P.simulate(ladder, start="random")
     with pytest.raises(ConfigError, match="'scheduler' of opponent_probabilities"):
         P.opponent_probabilities("greedy", 0, 5)
 

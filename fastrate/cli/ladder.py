@@ -132,6 +132,9 @@ def _seed_games(text: str | None) -> tuple[int, int]:
 @click.option("--seed-games", metavar="W-L", default=None,
               help="Seed newcomers with W virtual wins and L losses against the nearest "
               "player present (e.g. 2-1).")
+@click.option("--start", type=click.Choice(["initial", "truth"]), default="initial",
+              show_default=True, help="Start every estimate at the initial rating (a new "
+              "ladder) or at the truth (an established ladder).")
 @click.option("--points", type=int, default=10, show_default=True,
               help="Checkpoints at which the metrics are taken.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Also draw the schedulers "
@@ -141,8 +144,8 @@ def _seed_games(text: str | None) -> tuple[int, int]:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
               "from the -o extension; with no -o, a readable table of the means).")
 def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, cost_ratio,
-                     sigma, candidates, k, period_games, newcomers, seed_games, points, plot,
-                     output, fmt) -> None:
+                     sigma, candidates, k, period_games, newcomers, seed_games, start, points,
+                     plot, output, fmt) -> None:
     """Simulate a ladder under pairing schedulers and compare them.
 
     Players ranked 0..N-1 are --elo-step apart in true strength and rank r's games
@@ -171,10 +174,10 @@ def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, 
     results = pairing.compare(ladder, names, system=system, n_games=games, n_seeds=seeds,
                               seed=seed, sigma=sigma, candidates=candidates,
                               elo=EloConfig(k=k), period_games=period_games,
-                              seed_games=seeded, n_points=points)
+                              seed_games=seeded, n_points=points, start=start)
     if plot is not None:
         pairing.plot(results, plot, title=f"{players} players, {games:,} games, {seeds} "
-                     f"seed{'s' if seeds != 1 else ''}, {system}")
+                     f"seed{'s' if seeds != 1 else ''}, {system}, start: {start}")
     if output is not None or fmt is not None:
         _emit(pairing.ladder_table(results), output, fmt)
         if output is None:

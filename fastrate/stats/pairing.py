@@ -42,6 +42,12 @@ against Mogo_15). Virtual games move only the newcomer (through the system's own
 for Glicko-2 one rating period), cost nothing and are not in the game log. Without
 seeding a newcomer starts at the system's initial rating.
 
+**Start**: every estimate starts at the system's initial rating (a new ladder: the
+error first measures how fast the ratings spread out to the truth), or with
+``start="truth"`` the players present from the beginning start at their true ratings
+shifted to the initial rating's mean (an established ladder: the error measures how
+well the ratings are *kept* right).
+
 **Metrics** at ``n_points + 1`` checkpoints (after 0, n/n_points, ..., n games), over the
 players present: cumulative cost and bits, the rating error against the truth
 ``rmse = sqrt(mean(((R_i - mean R) - (T_i - mean T))^2))`` (ratings are only defined up to
@@ -77,11 +83,13 @@ from fastrate.ratings.elo import EloConfig, _elo_simple_kernel, _rating_lead
 from fastrate.ratings.glicko2 import _VOL, Glicko2Config, _glicko2_kernel
 from fastrate.stats.information import entropy_bits
 
-__all__ = ["SCHEDULERS", "SYSTEMS", "Ladder", "LadderResult", "simulate", "compare",
+__all__ = ["SCHEDULERS", "SYSTEMS", "STARTS", "Ladder", "LadderResult", "simulate", "compare",
            "opponent_probabilities", "ladder_table", "plot", "METRIC_COLUMNS"]
 
 SCHEDULERS = ("nearest", "gaussian", "greedy")
 SYSTEMS = ("elo", "glicko2")
+#: where the estimates start: the system's initial rating, or the truth (shifted to it)
+STARTS = ("initial", "truth")
 #: the columns of :func:`ladder_table`
 METRIC_COLUMNS = ("scheduler", "system", "seed", "games", "cost", "bits", "bits_per_cost",
                   "window_bits_per_cost", "rmse", "misordered", "mean_rank_gap")
@@ -155,6 +163,48 @@ def _sort_ranks(order, pos, est, n):
         order[u + 1] = x
     for t in range(n):
         pos[order[t]] = t
+
+
+@inline_kernel
+def _before(x, y, est):
+    """Whether ``x`` ranks above ``y``: a higher estimate, or equal and a lower id."""
+    return est[x] > est[y] or (est[x] == est[y] and x < y)
+
+
+@inline_kernel
+def _reposition(order, pos, est, n, x, skip):
+    """Move ``x`` to its place in a ranking that is sorted but for ``x`` and ``skip``
+    (-1: none): comparisons jump over ``skip``, which keeps its slot, so afterwards the
+    ranking is sorted but for ``skip``. O(distance moved)."""
+    p = pos[x]
+    moved = False
+    while True:  # up
+        q = p - 1
+        if q >= 0 and order[q] == skip:
+            q -= 1
+        if q < 0 or not _before(x, order[q], est):
+            break
+        y = order[q]
+        order[p] = y
+        pos[y] = p
+        order[q] = x
+        pos[x] = q
+        p = q
+        moved = True
+    if moved:
+        return
+    while True:  # down
+        q = p + 1
+        if q < n and order[q] == skip:
+            q += 1
+        if q >= n or not _before(order[q], x, est):
+            break
+        y = order[q]
+        order[p] = y
+        pos[y] = p
+        order[q] = x
+        pos[x] = q
+        p = q
 
 
 @inline_kernel
@@ -266,7 +316,7 @@ def _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, played,
 @kernel
 def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
                  n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
-                 init_rating, init_mu, init_phi2, init_vol, tau, epsilon, max_iterations,
+                 start, init_phi2, init_vol, tau, epsilon, max_iterations,
                  g2_scale, period_games, n_games, ends,
                  o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
                  log_white, log_black, log_score):
@@ -283,7 +333,7 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
     state = np.empty(1, dtype=np.uint64)
     state[0] = np.uint64(seed_value)
     state[0] = _next_u64(state)  # hash the seed value into the starting state
-    est = np.full(n, init_rating)
+    est = start.copy()
     order = np.zeros(n, dtype=np.int64)
     pos = np.full(n, -1, dtype=np.int64)
     active = np.zeros(n, dtype=np.bool_)
@@ -299,11 +349,11 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
     if glicko:
         for x in range(n):
             rec[x, REC_STAMP] = -1.0
-            rec[x, REC_LEVEL] = init_mu
+            rec[x, REC_LEVEL] = (start[x] - 1500.0) / g2_scale
             rec[x, REC_VAR] = init_phi2
             rec[x, _VOL] = init_vol
             rec[x, REC_LAST] = math.nan
-            est[x] = 1500.0 + g2_scale * init_mu
+            est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
     failed = np.zeros(n, dtype=np.int8)
     touched = np.zeros(n + 1, dtype=np.int64)
     buf = np.zeros((BLOCK, 8))
@@ -423,7 +473,9 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
             _elo_simple_kernel(pw[:1], pb[:1], ps[:1], empty_f, empty_b, empty_i, est,
                                games_played, last_period, k, factor, cap, 0.0, pred[:1],
                                empty_f, empty_f)
-            _sort_ranks(order, pos, est, n_active)
+            # only i and j moved: place i (jumping over j), then j
+            _reposition(order, pos, est, n_active, i, j)
+            _reposition(order, pos, est, n_active, j, -1)
             m = 0
         if t < ends.shape[0] and g + 1 == ends[t]:
             _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, g + 1,
@@ -436,7 +488,7 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
 @kernel(parallel=True)
 def _ladder_kernel(seeds, true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
                    n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
-                   init_rating, init_mu, init_phi2, init_vol, tau, epsilon, max_iterations,
+                   start, init_phi2, init_vol, tau, epsilon, max_iterations,
                    g2_scale, period_games, n_games, ends,
                    o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
                    log_white, log_black, log_score):
@@ -452,7 +504,7 @@ def _ladder_kernel(seeds, true_rating, cost, arrival, arrival_order, seed_opp, s
         lb = la + n_games if log else 0
         _ladder_seed(seeds[s], true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
                      n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
-                     init_rating, init_mu, init_phi2, init_vol, tau, epsilon, max_iterations,
+                     start, init_phi2, init_vol, tau, epsilon, max_iterations,
                      g2_scale, period_games, n_games, ends,
                      o_cost[a:b], o_bits[a:b], o_rmse[a:b], o_mis[a:b], o_gap[a:b],
                      o_rating[s * n:(s + 1) * n], log_white[la:lb], log_black[la:lb],
@@ -571,6 +623,15 @@ class LadderResult:
     white: np.ndarray | None = None
     black: np.ndarray | None = None
     score: np.ndarray | None = None
+    #: the virtual (wins, losses) newcomers were seeded with
+    seed_games: tuple[int, int] = (0, 0)
+
+    @property
+    def label(self) -> str:
+        """``scheduler (system)``, with the seeding when there was one."""
+        seeded = f", seeded {self.seed_games[0]}-{self.seed_games[1]}" if sum(
+            self.seed_games) else ""
+        return f"{self.scheduler} ({self.system}{seeded})"
 
     @property
     def bits_per_cost(self) -> np.ndarray:
@@ -656,7 +717,7 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
              candidates: int = 3, elo: EloConfig | None = None,
              glicko2: Glicko2Config | None = None, period_games: int | None = None,
              seed_games: tuple[int, int] = (0, 0), n_points: int = 20,
-             record_games: bool = False) -> LadderResult:
+             start: str = "initial", record_games: bool = False) -> LadderResult:
     """Simulate ``n_games`` ladder games per seed for seeds ``seed .. seed+n_seeds-1``.
 
     ``scheduler``: ``nearest`` (best of ``candidates`` random opponents), ``gaussian``
@@ -664,7 +725,10 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     ``system``: ``elo`` (``elo``, default ``EloConfig()``: K 32) or ``glicko2``
     (``glicko2``, default ``Glicko2Config()``, ``period_games`` games per rating
     period, default one per player). ``seed_games=(W, L)`` seeds newcomers with virtual
-    games. ``record_games=True`` keeps the game log. See the module docstring for the
+    games. ``start="truth"`` starts the players present from the beginning at their true
+    ratings shifted to the initial rating's mean (an established ladder: the error then
+    measures how well each scheduler *keeps* the ratings right) instead of all at the
+    initial rating. ``record_games=True`` keeps the game log. See the module docstring for the
     model and the metrics. Deterministic for a seed, whatever the thread count.
     """
     if not isinstance(ladder, Ladder):
@@ -696,12 +760,18 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     if period_games is None:
         period_games = n
     check_number(o, "period_games", period_games, lo=1.0, hi=1e15, integer=True)
+    check_choice(o, "start", start, STARTS)
     k, factor, cap, init_rating = _elo_params(EloConfig() if elo is None else elo)
     g2 = Glicko2Config() if glicko2 is None else glicko2
     if not isinstance(g2, Glicko2Config):
         raise ConfigError(f"'glicko2' must be a Glicko2Config; got {type(g2).__name__}")
     if system == "glicko2":
         init_rating = float(g2.initial_rating)
+    start_rating = np.full(n, init_rating)
+    if start == "truth":
+        present = ladder.arrival == 0
+        t = ladder.true_rating
+        start_rating[present] = t[present] - t[present].mean() + init_rating
     g2_scale = float(g2.scale)
     wins, losses = int(seed_games[0]), int(seed_games[1])
     opp, vwins = _seed_plan(ladder, wins, losses)
@@ -718,8 +788,7 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     seeds = np.arange(seed, seed + n_seeds, dtype=np.int64)
     _ladder_kernel(seeds, ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp,
                    vwins, wins + losses, SCHEDULERS.index(scheduler), float(sigma),
-                   int(candidates), SYSTEMS.index(system), k, factor, cap, init_rating,
-                   (float(g2.initial_rating) - 1500.0) / g2_scale,
+                   int(candidates), SYSTEMS.index(system), k, factor, cap, start_rating,
                    (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility),
                    float(g2.tau), float(g2.epsilon), int(g2.max_iterations), g2_scale,
                    int(period_games), n_games, ends, o_cost, o_bits, o_rmse, o_mis, o_gap,
@@ -731,7 +800,7 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
                         cost=o_cost.reshape(shape), bits=o_bits.reshape(shape),
                         rmse=o_rmse.reshape(shape), misordered=o_mis.reshape(shape),
                         mean_rank_gap=o_gap.reshape(shape), ratings=o_rating.reshape(n_seeds, n),
-                        white=log[0], black=log[1], score=log[2])
+                        white=log[0], black=log[1], score=log[2], seed_games=(wins, losses))
 
 
 def compare(ladder: Ladder, schedulers: Any = SCHEDULERS, **kwargs: Any) -> list[LadderResult]:
@@ -794,6 +863,17 @@ def opponent_probabilities(scheduler: str, position: int, n_players: int, *,
     return out
 
 
+def _axis_scale(ax: Any, series: list[np.ndarray]) -> None:
+    """A log y axis when the positive values span more than a factor 20, else linear
+    from 0."""
+    v = np.concatenate(series) if series else np.zeros(0)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.shape[0] and v.max() > 20.0 * v.min():
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+
+
 def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
          dpi: int = 100) -> Path:
     """Draw the schedulers side by side into a PNG at ``path`` (written atomically):
@@ -815,24 +895,28 @@ def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
         raise InputError(f"cannot write {path}: folder {folder} does not exist")
     fig = Figure(figsize=(10, 4), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
+    shown: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
     for r in results:
-        label = f"{r.scheduler} ({r.system})"
+        label = r.label
         x = r.cost.mean(axis=0)
         w = r.window_bits_per_cost
         with np.errstate(invalid="ignore"):
-            ax1.plot(x[1:], np.nanmean(w[:, 1:], axis=0), marker=".", label=label)
+            wm = np.nanmean(w[:, 1:], axis=0)
+        ax1.plot(x[1:], wm, marker=".", label=label)
         line, = ax2.plot(x, r.rmse.mean(axis=0), label=label)
+        shown[0].append(wm)
+        shown[1].append(r.rmse.mean(axis=0))
         if r.rmse.shape[0] > 1:
             lo, hi = np.quantile(r.rmse, [0.1, 0.9], axis=0)
             ax2.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
     ax1.set_xlabel("cumulative cost (time units)")
     ax1.set_ylabel("bits per unit cost")
     ax1.set_title("information gained per unit cost")
-    ax1.set_ylim(bottom=0)
+    _axis_scale(ax1, shown[0])
     ax1.legend(fontsize="small")
     ax2.set_xlabel("cumulative cost (time units)")
     ax2.set_ylabel("rating RMSE vs truth (Elo)")
-    ax2.set_yscale("log")
+    _axis_scale(ax2, shown[1])
     ax2.set_title("rating error")
     ax2.legend(fontsize="small")
     if title:

@@ -84,7 +84,9 @@ def simulate(true_rating: list[float], cost: list[float], arrival: list[int], *,
              sigma: float = 3.0, candidates: int = 3, k: float = 32.0, scale: float = 400.0,
              cap: float = 0.0, initial_rating: float = 1500.0,
              g2: dict[str, Any] | None = None, period_games: int = 1,
-             seed_games: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+             seed_games: tuple[int, int] = (0, 0),
+             start: list[float] | None = None) -> dict[str, Any]:
+    """``start``: every player's first estimate (default: the initial rating)."""
     n = len(true_rating)
     g2 = dict(g2 or {})
     g2_scale = g2.get("scale", ref_glicko2.SCALE)
@@ -95,11 +97,12 @@ def simulate(true_rating: list[float], cost: list[float], arrival: list[int], *,
              "epsilon": g2.get("epsilon", 1e-6),
              "max_iterations": g2.get("max_iterations", 100)}
     rng = SplitMix64(seed)
+    if start is None:
+        start = [float(initial_rating if system == "elo" else g2_kw["initial_rating"])] * n
     if system == "elo":
-        rating = [float(initial_rating)] * n
+        rating = [float(x) for x in start]
     else:
-        players = {x: ref_glicko2.Player(g2_kw["initial_rating"], init_rd, init_vol)
-                   for x in range(n)}
+        players = {x: ref_glicko2.Player(start[x], init_rd, init_vol) for x in range(n)}
         rating = [players[x].rating for x in range(n)]
     active: list[int] = []
     out = {"cost": [], "bits": [], "rmse": [], "misordered": [], "gap": [], "white": [],
