@@ -19,7 +19,9 @@ Rules for awkward input (documented in docs/bridge.md):
   naming the board, the player and both rows.
 * **A pair with a missing player** (one of North/South or East/West missing) is an
   error naming the column and row. Rows with no players at all are allowed only when no
-  player columns are given (scoring by pair labels).
+  player columns are given (scoring by pair labels), or with ``anonymous=True`` when
+  neither players nor pair labels exist (travellers that name no pairs, e.g. OKbridge
+  PBN score tables): such rows have no participant checks and no duplicate detection.
 * **Scores that are not multiples of 10** (averaged or adjusted scores) are accepted
   and IMPed by the documented rule of :mod:`fastrate.bridge.scoring` ("at least the
   bound"); :attr:`Boards.n_odd_scores` counts them so a caller can report them.
@@ -323,7 +325,7 @@ class Boards:
                     time: Any = None, period: Any = None, artificial: Any = None,
                     contract: Any = None, declarer: Any = None, tricks: Any = None,
                     vulnerable: Any = None, players: Any = None,
-                    source: Source | str | None = None) -> Boards:
+                    source: Source | str | None = None, anonymous: bool = False) -> Boards:
         """Build boards from columns (NumPy arrays, lists, pandas/polars series, Arrow).
 
         ``board`` labels the board (its number; with ``event`` the pair (event, board)
@@ -334,6 +336,7 @@ class Boards:
         /NS/EW/Both; default: from the board number). ``time`` + ``period`` (a length
         such as ``"3d"``) or ``period`` labels give each board a rating period (that of
         its earliest result). ``artificial``: codes 0-3 or text A+/A/A-.
+        ``anonymous=True`` allows rows without players and pair labels (scoring only).
         """
         src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
         b = board if _is_arrow_array(board) else as_1d(board, "board")
@@ -359,7 +362,7 @@ class Boards:
         ns_lab, ew_lab = col(ns_pair, "ns_pair"), col(ew_pair, "ew_pair")
         if (ns_lab is None) != (ew_lab is None):
             raise InputError("give both ns_pair and ew_pair, or neither")
-        if not all(given) and ns_lab is None:
+        if not all(given) and ns_lab is None and not anonymous:
             raise InputError("no players: give north/south/east/west players, or ns_pair and "
                              "ew_pair labels")
         art = None
@@ -477,13 +480,14 @@ class Boards:
         board_event = None if elabels is None else elabels[ecode[first_row]]
 
         # participants: a player (or pair label) at most once per board
-        width = 4 if all(given) else 2
+        width = 4 if all(given) else (2 if ns_lab is not None else 0)
         part = np.empty(n * width, dtype=np.int64)
+        n_ids = 0
         if all(given):
             for j, a in enumerate(ids):
                 part[j::width] = a[order]  # type: ignore[index]
             n_ids = len(index)  # type: ignore[arg-type]
-        else:
+        elif width == 2:
             part[0::2] = pair_ids[0][order]  # type: ignore[index]
             part[1::2] = pair_ids[1][order]  # type: ignore[index]
             n_ids = len(pairs)  # type: ignore[arg-type]
@@ -493,7 +497,7 @@ class Boards:
         conflict = np.full(3, -1, dtype=np.int64)
         n_dup = _check_seats_kernel(offsets, part, width, sc_g,
                                     art_g if art_g is not None else np.zeros(n, np.int64),
-                                    n_ids, keep, conflict)
+                                    n_ids, keep, conflict) if width else 0
         r, q, p = (int(v) for v in conflict)
         if r >= 0:
             b_i = int(np.searchsorted(offsets, r, side="right") - 1)

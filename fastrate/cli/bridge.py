@@ -52,30 +52,45 @@ def contract_command(contract, vulnerable, board, declarer) -> None:
     click.echo(c.score_contract(contract, bool(vulnerable)))
 
 
-def _ns_scores(table, cols, file):
-    """NS scores from an ns_score column, or from contract + declarer (+ board number)."""
-    import numpy as np
+def _read_travellers(file, input_format):
+    """Boards from a PBN file, or from a CSV/Parquet/JSON table of travellers."""
+    from pathlib import Path
 
-    from fastrate.bridge import contract as c
+    from fastrate.bridge.boards import _BOARD_COLUMNS, boards_from_table, read_boards
     from fastrate.errors import InputError
+    from fastrate.io.tables import read_table
 
-    def col(name):
-        return table.column(cols[name]).to_numpy(zero_copy_only=False)
+    p = Path(file)
+    if (input_format or p.suffix.lower().lstrip(".")) == "pbn":
+        return read_boards(p, format="pbn")
+    table = read_table(p, input_format)
+    lower = {c.lower() for c in table.column_names}
+    has = {k: any(o in lower for o in _BOARD_COLUMNS[k]) for k in ("ns_pair", "ew_pair")}
+    if has["ns_pair"] != has["ew_pair"]:
+        missing = "ew_pair" if has["ns_pair"] else "ns_pair"
+        raise InputError(f"no column '{missing}' in {file} (columns: "
+                         f"{', '.join(table.column_names)}); a traveller file needs board, "
+                         "ns_pair and ew_pair (or north, south, east and west) and ns_score "
+                         "(or contract and declarer)")
+    from fastrate._validate import Source
 
-    if "ns_score" in cols:
-        return col("ns_score")
-    if "contract" in cols and "declarer" in cols:
-        seats = np.array([str(s).strip().upper() for s in col("declarer").tolist()],
-                         dtype=object)
-        contracts = col("contract")
-        passed = np.array([c.parse_contract(str(t)).passed_out for t in contracts.tolist()])
-        seats = np.where(passed, "N", seats)  # a passed-out board has no declarer
-        vul = c.is_vulnerable(col("board"), seats)
-        score = c.score_contracts(contracts, vul).astype(np.float64)
-        return np.where(np.isin(seats, ["N", "S"]), score, -score)
-    raise InputError(f"no column 'ns_score' in {file} (columns: {', '.join(table.column_names)});"
-                     " give board, ns_pair, ew_pair and ns_score (or contract and declarer "
-                     "instead of ns_score)")
+    text = (input_format or "") == "csv" or p.suffix.lower() in (".csv", ".tsv", ".txt",
+                                                                  ".gz")
+    return boards_from_table(table, source=Source(p.name, first_line=2 if text else 0))
+
+
+def _report(boards, result, file) -> None:
+    """Rows skipped, boards without a comparison and odd scores, on stderr."""
+    for reason, count, first in boards.dropped:
+        click.echo(f"fastrate: skipped {count:,} row(s) of {file}: {reason} (first at "
+                   f"{first})", err=True)
+    if result.n_no_comparison:
+        click.echo(f"fastrate: warning: {result.n_no_comparison} board(s) with a single result "
+                   "have no comparison and no score", err=True)
+    if boards.n_odd_scores:
+        click.echo(f"fastrate: note: {boards.n_odd_scores:,} score(s) are not multiples of 10 "
+                   "(averaged or adjusted); they are compared with the same IMP thresholds",
+                   err=True)
 
 
 @bridge_group.command("score")
@@ -89,7 +104,7 @@ def _ns_scores(table, cols, file):
               show_default=True, help="Butler: datum from the (trimmed) mean or the median.")
 @click.option("--style", type=click.Choice(["2/1/0", "1/0.5/0"]), default="2/1/0",
               show_default=True, help="Matchpoints: 2 per score beaten (European) or 1 (ACBL).")
-@click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
+@click.option("--input-format", type=click.Choice(FORMATS + ("pbn",)), help="Format of FILE "
               "(default: from its extension).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the per-table "
               "results to this file (written atomically).")
@@ -98,71 +113,90 @@ def _ns_scores(table, cols, file):
 def score_command(file, method, drop, datum, style, input_format, output, fmt) -> None:
     """Score the travellers in FILE and print per-pair totals.
 
-    FILE (CSV, Parquet or JSON) has columns board, ns_pair, ew_pair and ns_score (NS
-    points; or contract and declarer instead, scored with the board's vulnerability), and
-    optionally artificial (0 real, 1 A+, 2 A, 3 A- for NS). The per-table results
-    (ns, ew, plus ns_percent/ew_percent for matchpoints, datum for Butler) go to -o or
-    stdout; the per-pair totals go to stderr when the table is on stdout, else stdout.
-    Boards with a single result get no score and are counted in a warning.
+    FILE is a PBN file (.pbn: each board's ScoreTable, Multiplicity expanded, or one
+    [Score] per game as in team matches) or a table (CSV, Parquet or JSON) with columns
+    board (and optionally event), the pairs ns_pair and ew_pair or the players north,
+    south, east and west, and ns_score (NS points; or contract and declarer instead,
+    scored with the board's vulnerability), and optionally artificial (0 real, 1 A+,
+    2 A, 3 A- for NS). The per-table results (ns, ew, plus ns_percent/ew_percent for
+    matchpoints, datum for Butler), in input-row order, go to -o or stdout; the
+    per-pair totals go to stderr when the table is on stdout, else stdout. Rows skipped
+    (and why), boards with a single result (no score) and scores that are not
+    multiples of 10 are reported on stderr.
 
     \b
     Examples:
       fastrate bridge score travellers.csv --method cross-imps -o imps.csv
       fastrate bridge score travellers.parquet --method butler --drop one
       fastrate bridge score travellers.csv --method matchpoints --style 1/0.5/0
+      fastrate bridge score okbridge.pbn --method cross-imps -o imps.csv
     """
     import numpy as np
     import pyarrow as pa
 
     from fastrate.bridge import scoring
-    from fastrate.errors import InputError
-    from fastrate.io.tables import read_table, write_table
+    from fastrate.io.tables import write_table
 
     drop_value: str | int = int(drop) if drop.isdigit() else drop
-    table = read_table(file, input_format)
-    cols = {name.lower(): name for name in table.column_names}
-    for need in ("board", "ns_pair", "ew_pair"):
-        if need not in cols:
-            raise InputError(f"no column '{need}' in {file} (columns: "
-                             f"{', '.join(table.column_names)}); a traveller file needs "
-                             "board, ns_pair, ew_pair and ns_score")
-    ns_score = _ns_scores(table, cols, file)
-    artificial = (table.column(cols["artificial"]).to_numpy(zero_copy_only=False)
-                  if "artificial" in cols else None)
-    board = table.column(cols["board"]).to_numpy(zero_copy_only=False)
-    groups, r = scoring.score_results(board, ns_score, method, artificial=artificial,
-                                      drop=drop_value, datum=datum, style=style)
-    ns_pair = table.column(cols["ns_pair"]).to_numpy(zero_copy_only=False).astype(str)
-    ew_pair = table.column(cols["ew_pair"]).to_numpy(zero_copy_only=False).astype(str)
+    boards = _read_travellers(file, input_format)
+    r = boards.score(method, drop=drop_value, datum=datum, style=style)
+    pos = np.argsort(boards.order, kind="stable")  # stored rows in input-row order
+    board_of = boards.board_of_row()[pos]
 
     def nullable(x):
         return pa.array(x, mask=np.isnan(x))
 
-    out = {"board": table.column(cols["board"]), "ns_pair": pa.array(ns_pair),
-           "ew_pair": pa.array(ew_pair), "ns_score": pa.array(np.asarray(ns_score, float)),
-           "ns": nullable(r.ns), "ew": nullable(r.ew)}
+    def labels(x):
+        return pa.array(np.asarray(x, dtype=object).tolist())
+
+    out = {}
+    if boards.board_event is not None:
+        out["event"] = labels(boards.board_event[board_of])
+    out["board"] = labels(boards.board_number[board_of])
+    ns_lab = ew_lab = None
+    if boards.pairs is not None:
+        names = boards.pairs.names
+        ns_lab = names[boards.ns_pair[pos]].astype(str)
+        ew_lab = names[boards.ew_pair[pos]].astype(str)
+    if boards.players is not None:
+        names = boards.players.names
+        seat = {s: names[getattr(boards, s)[pos]].astype(str)
+                for s in ("north", "south", "east", "west")}
+        for s, v in seat.items():
+            out[s] = pa.array(v)
+        if ns_lab is None:  # partnerships, whichever seat each partner took
+            ns_lab = np.array([" & ".join(sorted(p)) for p in zip(seat["north"], seat["south"])])
+            ew_lab = np.array([" & ".join(sorted(p)) for p in zip(seat["east"], seat["west"])])
+    if ns_lab is not None:
+        out["ns_pair"], out["ew_pair"] = pa.array(ns_lab), pa.array(ew_lab)
+    out["ns_score"] = nullable(boards.ns_score[pos])
+    ns, ew = r.ns[pos], r.ew[pos]
+    out["ns"], out["ew"] = nullable(ns), nullable(ew)
+    ns_pct = ew_pct = None
     if r.ns_percent is not None:
-        out["ns_percent"] = nullable(r.ns_percent)
-        out["ew_percent"] = nullable(r.ew_percent)
+        ns_pct, ew_pct = r.ns_percent[pos], r.ew_percent[pos]
+        out["ns_percent"], out["ew_percent"] = nullable(ns_pct), nullable(ew_pct)
     if r.datum is not None:
-        out["datum"] = nullable(groups.per_row(r.datum))
+        out["datum"] = nullable(r.datum[board_of])
     result = pa.table(out)
     if output is not None:
         write_table(result, output, fmt)
-        click.echo(f"wrote {result.num_rows:,} results of {len(groups.boards):,} boards to "
+        click.echo(f"wrote {result.num_rows:,} results of {boards.n_boards:,} boards to "
                    f"{output}", err=True)
     else:
         write_table(result, None, fmt or "csv", stream=sys.stdout.buffer)
         sys.stdout.flush()
-    if r.n_no_comparison:
-        click.echo(f"fastrate: warning: {r.n_no_comparison} board(s) with a single result "
-                   "have no comparison and no score", err=True)
-    percent = r.ns_percent is not None
-    values = np.concatenate([r.ns_percent, r.ew_percent] if percent else [r.ns, r.ew])
-    totals = scoring.pair_totals(np.concatenate([ns_pair, ew_pair]), values)
+    _report(boards, r, file)
+    err = output is None
+    if ns_lab is None:
+        click.echo(f"fastrate: note: {file} names no pairs or players: no per-pair totals",
+                   err=True)
+        return
+    percent = ns_pct is not None
+    values = np.concatenate([ns_pct, ew_pct] if percent else [ns, ew])
+    totals = scoring.pair_totals(np.concatenate([ns_lab, ew_lab]), values)
     order = np.argsort(-np.nan_to_num(totals["mean"] if percent else totals["total"],
                                       nan=-np.inf), kind="stable")
-    err = output is None
     head = "percent" if percent else "imps"
     width = max([4] + [len(p) for p in totals["pair"].tolist()])
     click.echo(f"{'pair':<{width}}  boards  {'total ' + head:>12}  {'mean':>8}", err=err)
