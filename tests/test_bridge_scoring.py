@@ -416,3 +416,54 @@ def test_cli_score_from_contracts(tmp_path):
     rows = json.loads(r.stdout)
     assert [x["ns_score"] for x in rows] == [620, 650, 300, 0]
     assert [x["ns"] for x in rows] == [4, 6, 2, 0]
+
+
+# ----------------------------------------------------------------------------------
+# 5. the histogram path of cross-IMPs (contract scores, multiples of 10)
+
+_tens = st.one_of(st.sampled_from([-1100, -200, -100, -50, 0, 50, 90, 110, 140, 420, 450,
+                                   620, 1430, -7600, 7600]),
+                  st.integers(-760, 760).map(lambda k: 10.0 * k))
+
+
+@settings(max_examples=60)
+@given(boards_strategy(_tens))
+def test_histogram_cross_imps_equals_naive(boards):
+    off, s = _csr(boards)
+    r = sc.cross_imps(off, s)
+    np.testing.assert_array_equal(r.ns, sc.cross_imps_naive(off, s))
+    np.testing.assert_array_equal(r.ew, -r.ns)
+
+
+def test_cross_imps_every_path_on_large_boards():
+    rng = np.random.default_rng(11)
+    sizes = [1, 2, 3, 40, 1000, 1000, 250, 600, 5]
+    boards = []
+    for i, n in enumerate(sizes):
+        b = rng.choice([-1100, -200, -100, -50, 0, 90, 110, 140, 420, 450, 620, 1430], n)
+        b = b.astype(np.float64)
+        if i == 5:
+            b[::7] = rng.integers(-760, 761, b[::7].shape[0]) * 10.0  # wide spread
+        if i == 6:
+            b[3] = 20_000.0  # spans more than the histogram: sorted instead
+        if i == 7:
+            b[::50] += 0.5  # not multiples of 10: sorted instead
+        if i == 8:
+            b[:] = -0.0
+        boards.append(b)
+    off, s = _csr(boards)
+    r = sc.cross_imps(off, s)
+    np.testing.assert_array_equal(r.ns, sc.cross_imps_naive(off, s))
+    assert r.n_real.tolist() == sizes and r.no_comparison.tolist() == [True] + [False] * 8
+    # artificial results: left out of the comparisons, +3 / 0 / -3
+    art = np.where(rng.random(s.shape[0]) < 0.1, rng.integers(1, 4, s.shape[0]), 0)
+    s2 = np.where(art != 0, np.nan, s)
+    r2 = sc.cross_imps(off, s2, artificial=art)
+    real = art == 0
+    board = np.repeat(np.arange(len(sizes)), np.diff(off))
+    counts = np.bincount(board[real], minlength=len(sizes))
+    roff = np.r_[0, np.cumsum(counts)]
+    np.testing.assert_array_equal(r2.ns[real], sc.cross_imps_naive(roff, s[real]))
+    np.testing.assert_array_equal(r2.ns[~real], sc.ARTIFICIAL_IMPS[art[~real]])
+    np.testing.assert_array_equal(r2.ew, -r2.ns)
+    assert r2.n_real.tolist() == counts.tolist()

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._numba import kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_choice, fail_at, require
 from fastrate.errors import ConfigError, InputError
 
@@ -46,6 +46,9 @@ IMP_THRESHOLDS = np.array([20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 6
                            900, 1100, 1300, 1500, 1750, 2000, 2250, 2500, 3000, 3500, 4000],
                           dtype=np.float64)
 _T = IMP_THRESHOLDS
+#: the thresholds in buckets of 10 points
+_STEPS = (IMP_THRESHOLDS // 10).astype(np.int64)
+_NO_ART = np.zeros(0, dtype=np.int64)
 
 METHODS = ("cross-imps", "butler", "matchpoints")
 DROPS = ("none", "one", "sqrtish", "tenth", "quarter")
@@ -60,58 +63,193 @@ ARTIFICIAL_IMPS = np.array([np.nan, 3.0, 0.0, -3.0])
 # kernels (inputs validated; scores of each board sorted ascending where noted)
 
 
-@kernel
-def _cross_imps_sorted_kernel(offsets, s, thresholds, out):
-    """Average cross-IMPs of every result, each board's scores ``s`` sorted ascending.
+@inline_kernel
+def _sweep_sorted(s, lo, hi, thresholds, plus, minus, out):
+    """Average cross-IMPs of the scores ``s[lo:hi]`` (sorted ascending) into
+    ``out[lo:hi]``; ``plus``/``minus`` are scratch pointers (one per threshold).
 
     For the table with score x, ``sum_u IMP(x - s_u) = sum_k #{u: x - s_u >= T_k} -
     #{u: s_u - x >= T_k}``. Both sets are a prefix / suffix of the sorted scores and move
-    right as x grows, so 24 pointers per side sweep each board once: O(24 T) after the
+    right as x grows, so 24 pointers per side sweep the board once: O(24 T) after the
     sort (a pointer stops at the first threshold no difference reaches, and tied scores
-    reuse the previous result, so real boards cost far less). The predicates are the exact floating-point ones of the naive double loop
-    (``x - s_u >= T``), so the two agree bit for bit on any input.
-    """
+    reuse the previous result, so real boards cost far less). The predicates are the
+    exact floating-point ones of the naive double loop (``x - s_u >= T``), so the two
+    agree bit for bit on any input."""
+    nk = thresholds.shape[0]
+    n = hi - lo
+    for k in range(nk):
+        plus[k] = lo
+        minus[k] = lo
+    for i in range(lo, hi):
+        x = s[i]
+        if i > lo and x == s[i - 1]:  # a tie: same comparisons, same result
+            out[i] = out[i - 1]
+            continue
+        total = 0
+        for k in range(nk):
+            t = thresholds[k]
+            p = plus[k]
+            while p < hi and x - s[p] >= t:
+                p += 1
+            plus[k] = p
+            if p == lo:
+                # no difference reaches T_k, so none reaches a higher one; the
+                # pointers left behind are caught up by their while loops later
+                break
+            total += p - lo
+        for k in range(nk):
+            t = thresholds[k]
+            q = minus[k]
+            while q < hi and s[q] - x < t:
+                q += 1
+            minus[k] = q
+            if q == hi:
+                break
+            total -= hi - q
+        out[i] = total / (n - 1)
+
+
+@kernel
+def _cross_imps_sorted_kernel(offsets, s, thresholds, out):
+    """Average cross-IMPs of every result, each board's scores ``s`` sorted ascending
+    (see :func:`_sweep_sorted`)."""
     nk = thresholds.shape[0]
     plus = np.empty(nk, dtype=np.int64)
     minus = np.empty(nk, dtype=np.int64)
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]
         hi = offsets[b + 1]
-        n = hi - lo
-        if n < 2:
+        if hi - lo < 2:
             for i in range(lo, hi):
                 out[i] = np.nan
             continue
-        for k in range(nk):
-            plus[k] = lo
-            minus[k] = lo
+        _sweep_sorted(s, lo, hi, thresholds, plus, minus, out)
+
+
+#: most buckets of 10 points a board may span for the histogram path: every contract
+#: score lies in [-7600, 7600]
+_MAX_SPAN = 1_600
+
+
+@kernel
+def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_real):
+    """Average cross-IMPs of every real result (``art[i] == 0``; ``art`` empty: all
+    real) into ``ns`` and their negation into ``ew``, rows in any order within each
+    board; NaN on a board with fewer than two real results; an artificial row gets
+    ``art_imps[art[i]]``. ``n_real`` gets each board's real count. Returns -1, or the
+    first row with a non-finite real score (the outputs are then incomplete).
+
+    A board whose real scores are all multiples of 10 spanning at most ``_MAX_SPAN``
+    buckets of 10 points (every board of contract scores) is done without sorting:
+    a histogram of the scores in buckets of 10, its running sum ``cum``, and for each
+    occupied bucket j ``sum_k cum[j - t_k] - (n - cum[j + t_k - 1])`` with the
+    thresholds in buckets (``steps``, T_k / 10): O(T + span + 48 distinct). For scores
+    that are multiples of 10 the differences are exact, so ``x - s_u >= T_k`` holds
+    exactly when ``q_x - q_u >= T_k / 10`` and the integer sums, hence the averages,
+    are those of the sorted sweep and of the naive double loop bit for bit. Any other
+    board is sorted (a copy of its real scores) and swept by :func:`_sweep_sorted`;
+    each row then finds its score's result by binary search (ties share one)."""
+    has_art = art.shape[0] > 0
+    nk = thresholds.shape[0]
+    plus = np.empty(nk, dtype=np.int64)
+    minus = np.empty(nk, dtype=np.int64)
+    cum = np.zeros(_MAX_SPAN, dtype=np.int64)
+    res = np.empty(_MAX_SPAN, dtype=np.float64)
+    big = 0
+    for b in range(offsets.shape[0] - 1):
+        big = max(big, offsets[b + 1] - offsets[b])
+    qb = np.empty(big, dtype=np.int64)
+    buf = np.empty(big, dtype=np.float64)
+    sres = np.empty(big, dtype=np.float64)
+    for b in range(offsets.shape[0] - 1):
+        lo = offsets[b]
+        hi = offsets[b + 1]
+        # real count, range in buckets of 10, and whether every real score is a
+        # multiple of 10 (q * 10 == x exactly)
+        n = 0
+        tens = True
+        qmin = np.int64(0)
+        qmax = np.int64(0)
         for i in range(lo, hi):
-            x = s[i]
-            if i > lo and x == s[i - 1]:  # a tie: same comparisons, same result
-                out[i] = out[i - 1]
+            if has_art and art[i] != 0:
+                v = art_imps[art[i]]
+                ns[i] = v
+                ew[i] = -v
                 continue
-            total = 0
-            for k in range(nk):
-                t = thresholds[k]
-                p = plus[k]
-                while p < hi and x - s[p] >= t:
-                    p += 1
-                plus[k] = p
-                if p == lo:
-                    # no difference reaches T_k, so none reaches a higher one; the
-                    # pointers left behind are caught up by their while loops later
-                    break
-                total += p - lo
-            for k in range(nk):
-                t = thresholds[k]
-                q = minus[k]
-                while q < hi and s[q] - x < t:
-                    q += 1
-                minus[k] = q
-                if q == hi:
-                    break
-                total -= hi - q
-            out[i] = total / (n - 1)
+            x = s[i]
+            if not math.isfinite(x):
+                return i
+            q = np.rint(x * 0.1)
+            if q * 10.0 != x or not (-1e15 < q < 1e15):
+                tens = False
+                q = 0.0
+            qi = np.int64(q)
+            qb[i - lo] = qi
+            if n == 0:
+                qmin = qi
+                qmax = qi
+            else:
+                qmin = min(qmin, qi)
+                qmax = max(qmax, qi)
+            n += 1
+        n_real[b] = n
+        if n < 2:
+            for i in range(lo, hi):
+                if not has_art or art[i] == 0:
+                    v = np.nan
+                    ns[i] = v
+                    ew[i] = -v
+            continue
+        span = qmax - qmin + 1
+        if tens and span <= _MAX_SPAN:
+            for j in range(span):
+                cum[j] = 0
+            for i in range(lo, hi):
+                if not has_art or art[i] == 0:
+                    cum[qb[i - lo] - qmin] += 1
+            # cum[j] = #{u: q_u <= qmin + j}; each occupied bucket's result from it
+            run = 0
+            for j in range(span):
+                run += cum[j]
+                cum[j] = run
+            last = span - 1
+            below = 0
+            for j in range(span):
+                if cum[j] == below:  # no score in this bucket
+                    continue
+                below = cum[j]
+                total = 0
+                for k in range(nk):
+                    idx = j - steps[k]
+                    if idx < 0:
+                        break
+                    total += cum[idx]
+                for k in range(nk):
+                    idx = j + steps[k] - 1
+                    if idx >= last:
+                        break
+                    total -= n - cum[idx]
+                res[j] = total / (n - 1)
+            for i in range(lo, hi):
+                if not has_art or art[i] == 0:
+                    v = res[qb[i - lo] - qmin]
+                    ns[i] = v
+                    ew[i] = -v
+        else:
+            m = 0
+            for i in range(lo, hi):
+                if not has_art or art[i] == 0:
+                    buf[m] = s[i]
+                    m += 1
+            vals = buf[:m]
+            vals.sort()
+            _sweep_sorted(vals, 0, m, thresholds, plus, minus, sres)
+            for i in range(lo, hi):
+                if not has_art or art[i] == 0:
+                    v = sres[np.searchsorted(vals, s[i])]
+                    ns[i] = v
+                    ew[i] = -v
+    return -1
 
 
 @kernel
@@ -406,18 +544,26 @@ def _artificial_imps(out: np.ndarray, art: np.ndarray | None) -> None:
 
 def cross_imps(board_offsets: Any, ns_scores: Any, artificial: Any = None) -> BoardScores:
     """Average cross-IMPs: each table gets the mean over every other (real) table ``u``
-    of ``IMP(s_t - s_u)`` (divisor n - 1), in O(T log T) per board.
+    of ``IMP(s_t - s_u)`` (divisor n - 1), in O(T + span) per board for contract
+    scores (multiples of 10) and O(T log T) for any others.
 
     Thesis §3.2.2: NS -100, 600, -50, 620, -100 -> table 2 gets (12+12-1+12)/4 = 8.75.
     """
-    off, sc, art = _prepare(board_offsets, ns_scores, artificial)
-    roff, values, rows, counts = _real_sorted(off, sc, art)
-    got = np.empty(values.shape[0], dtype=np.float64)
-    _cross_imps_sorted_kernel(roff, values, _T, got)
-    ns = np.full(sc.shape[0], np.nan)
-    ns[rows] = got
-    _artificial_imps(ns, art)
-    return BoardScores("cross-imps", ns, -ns, counts, counts < 2)
+    art = None
+    if artificial is not None:
+        art = _artificial(artificial, as_1d(ns_scores, "ns_score").shape[0])
+    sc = as_float64(ns_scores, "ns_score", allow_nan=True)
+    off = _offsets(board_offsets, sc.shape[0])
+    if art is not None and not art.any():
+        art = None
+    ns = np.empty(sc.shape[0], dtype=np.float64)
+    ew = np.empty(sc.shape[0], dtype=np.float64)
+    counts = np.empty(off.shape[0] - 1, dtype=np.int64)
+    bad = _cross_imps_kernel(off, sc, _NO_ART if art is None else art, ARTIFICIAL_IMPS, _T,
+                             _STEPS, ns, ew, counts)
+    if bad >= 0:
+        _scores(sc, None, art)  # raises, naming the row
+    return BoardScores("cross-imps", ns, ew, counts, counts < 2)
 
 
 def cross_imps_naive(board_offsets: Any, ns_scores: Any) -> np.ndarray:
