@@ -147,3 +147,50 @@ def test_grouping_is_a_stable_partition(boards):
         assert {boards[r] for r in rows} == {b.board_number[g]}
         seen.append(rows[0])
     assert seen == sorted(seen)
+
+
+def _as_text(a):
+    return np.array([f"id{x}" for x in a.tolist()], dtype=object)
+
+
+@pytest.mark.parametrize("shift", [0, -50, 10**9])
+def test_integer_ids_take_the_direct_table_with_the_same_numbering(shift):
+    # integer players, events and boards skip hashing (direct tables); the result must be
+    # the one the hashing path gives for the same labels as text
+    rng = np.random.default_rng(5)
+    n = 3000
+    event = rng.integers(0, 40, n) + shift
+    board = rng.integers(1, 9, n).astype(np.int16)
+    seats = {s: np.empty(n, dtype=np.int32) for s in ("north", "south", "east", "west")}
+    for key in np.unique(event.astype(np.int64) * 16 + board):
+        rows = np.flatnonzero(event.astype(np.int64) * 16 + board == key)
+        ids = rng.permutation(4 * len(rows) + 7)[:4 * len(rows)] + 3 + shift % 1000
+        for j, s in enumerate(seats):
+            seats[s][rows] = ids[j::4]
+    score = (rng.integers(-100, 160, n) * 10).astype(np.int16)
+    time = np.datetime64("2024-01-01") + rng.integers(0, 30 * 86400, n).astype(
+        "timedelta64[s]")
+    fast = Boards.from_arrays(board, score, event=event, time=time, period="3d", **seats)
+    text = Boards.from_arrays(board, score, event=_as_text(event), time=time, period="3d",
+                              **{s: _as_text(v) for s, v in seats.items()})
+    assert fast.players.names.dtype == np.int32
+    assert fast.players.names.tolist() == [int(x[2:]) for x in text.players.names.tolist()]
+    for f in ("board_offsets", "order", "board_period", "north", "south", "east", "west",
+              "ns_score", "time"):
+        np.testing.assert_array_equal(getattr(fast, f), getattr(text, f))
+    assert fast.board_event.tolist() == [int(x[2:]) for x in text.board_event.tolist()]
+    assert fast.board_number.dtype == np.int16
+    # Arrow columns take the same path
+    table = pa.table({"event": event, "board": board, "time": time, **seats,
+                      "ns_score": score})
+    arrow = boards_from_table(table, period="3d")
+    for f in ("board_offsets", "order", "north", "west", "ns_score", "board_number"):
+        np.testing.assert_array_equal(getattr(fast, f), getattr(arrow, f))
+    # a player twice on a board is still found
+    key = event.astype(np.int64) * 16 + board
+    keys, counts = np.unique(key, return_counts=True)
+    rows = np.flatnonzero(key == keys[np.argmax(counts)])
+    west = seats["west"].copy()
+    west[rows[1]] = seats["north"][rows[0]]
+    with pytest.raises(InputError, match="plays twice on board"):
+        Boards.from_arrays(board, score, event=event, **{**seats, "west": west})

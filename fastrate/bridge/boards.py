@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._numba import kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import (
     NO_SOURCE,
     Source,
@@ -62,6 +62,9 @@ _SEATS = ("north", "south", "east", "west")
 _VUL_CODES = {"NONE": 0, "-": 0, "LOVE": 0, "NS": 1, "N-S": 1, "EW": 2, "E-W": 2, "BOTH": 3,
               "ALL": 3}
 _MISSING = -1
+#: largest direct table (slots) used instead of hashing integer ids
+_DIRECT_MAX = 1 << 25
+_NO_ARTIFICIAL = np.zeros(0, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------
@@ -98,11 +101,16 @@ def _group_by_key_kernel(key, n_keys, order, offsets, first_row):  # pragma: no 
     return g
 
 
+@inline_kernel
+def _seat(s0, s1, s2, s3, r, j):  # pragma: no cover - jit
+    return s0[r] if j == 0 else (s1[r] if j == 1 else (s2[r] if j == 2 else s3[r]))
+
+
 @kernel
-def _check_seats_kernel(offsets, seats, width, score, artificial, n_ids, keep,
+def _check_seats_kernel(offsets, s0, s1, s2, s3, width, score, artificial, n_ids, keep,
                         conflict):  # pragma: no cover - jit
-    """One O(rows) pass over the boards (grouped order; ``seats`` holds ``width``
-    participant ids per row).
+    """One O(rows) pass over the boards (grouped order; participant ``j < width`` of row
+    ``r`` is ``s0[r]``, ``s1[r]``, ``s2[r]``, ``s3[r]``; ``artificial`` empty: all 0).
 
     A row that repeats an earlier row of its board exactly (same participants in the
     same seats, same score and artificial code) is a duplicate entry: ``keep[r] =
@@ -110,24 +118,25 @@ def _check_seats_kernel(offsets, seats, width, score, artificial, n_ids, keep,
     gets (row, earlier row, id) and the pass stops. Returns the number of duplicates."""
     last_board = np.full(n_ids, -1, dtype=np.int64)
     last_row = np.full(n_ids, -1, dtype=np.int64)
+    has_art = artificial.shape[0] > 0
     dropped = 0
     for b in range(offsets.shape[0] - 1):
         for r in range(offsets[b], offsets[b + 1]):
             keep[r] = True
-            p0 = seats[r * width]
+            p0 = s0[r]
             if p0 >= 0 and last_board[p0] == b:
                 q = last_row[p0]
-                same = artificial[r] == artificial[q] and (
+                same = (not has_art or artificial[r] == artificial[q]) and (
                     score[r] == score[q] or (score[r] != score[r] and score[q] != score[q]))
                 for j in range(width):
-                    if seats[r * width + j] != seats[q * width + j]:
+                    if _seat(s0, s1, s2, s3, r, j) != _seat(s0, s1, s2, s3, q, j):
                         same = False
                 if same:
                     keep[r] = False
                     dropped += 1
                     continue
             for j in range(width):
-                p = seats[r * width + j]
+                p = _seat(s0, s1, s2, s3, r, j)
                 if p < 0:
                     continue
                 if last_board[p] == b:
@@ -140,8 +149,110 @@ def _check_seats_kernel(offsets, seats, width, score, artificial, n_ids, keep,
     return dropped
 
 
+@kernel
+def _group_by_two_kernel(ev, bd, emin, bmin, brange, n_keys, order, offsets,
+                         first_row):  # pragma: no cover - jit
+    """:func:`_group_by_key_kernel` of the key ``(ev - emin) * brange + (bd - bmin)``
+    (integer event and board columns), computed on the fly."""
+    n = ev.shape[0]
+    rank = np.full(n_keys, -1, dtype=np.int64)
+    count = np.zeros(n_keys, dtype=np.int64)
+    g = 0
+    for i in range(n):
+        k = (ev[i] - emin) * brange + (bd[i] - bmin)
+        if rank[k] < 0:
+            rank[k] = g
+            first_row[g] = i
+            g += 1
+        count[k] += 1
+    offsets[0] = 0
+    for k in range(n_keys):
+        if rank[k] >= 0:
+            offsets[rank[k] + 1] = count[k]
+    for j in range(g):
+        offsets[j + 1] += offsets[j]
+    fill = offsets[:g].copy()
+    for i in range(n):
+        r = rank[(ev[i] - emin) * brange + (bd[i] - bmin)]
+        order[fill[r]] = i
+        fill[r] += 1
+    return g
+
+
+@kernel
+def _first_seen_kernel(v, base, size, codes, first):  # pragma: no cover - jit
+    """Dense codes of integers ``v`` (all in ``base .. base + size - 1``) in order of first
+    appearance, by a direct table (no hashing); ``first`` gets the row of each code's
+    first appearance. Returns the number of codes."""
+    rank = np.full(size, -1, dtype=np.int64)
+    g = 0
+    for i in range(v.shape[0]):
+        k = v[i] - base
+        r = rank[k]
+        if r < 0:
+            r = g
+            rank[k] = g
+            first[g] = i
+            g += 1
+        codes[i] = r
+    return g
+
+
+@kernel
+def _seat_table_kernel(a, b, c, d, base, size, names):  # pragma: no cover - jit
+    """:meth:`PlayerIndex.intern` of four integer seat columns by a direct table: the id
+    of value ``v`` is ``rank[v - base]``, in order of first appearance reading row by row
+    (N, S, E, W of row 0, then row 1...), exactly as the hashing path numbers them;
+    ``names`` gets the values. Returns (number of players, rank)."""
+    rank = np.full(size, -1, dtype=np.int64)
+    g = 0
+    for i in range(a.shape[0]):
+        for j in range(4):
+            x = _seat(a, b, c, d, i, j)
+            k = x - base
+            if rank[k] < 0:
+                rank[k] = g
+                names[g] = x
+                g += 1
+    return g, rank
+
+
+@kernel
+def _gather_ids_kernel(rank, base, a, b, c, d, order, ia, ib, ic, id_):  # pragma: no cover
+    """Player ids of the four seats in grouped order: ``ia[p] = rank[a[order[p]] - base]``."""
+    for p in range(order.shape[0]):
+        i = order[p]
+        ia[p] = rank[a[i] - base]
+        ib[p] = rank[b[i] - base]
+        ic[p] = rank[c[i] - base]
+        id_[p] = rank[d[i] - base]
+
+
 # ----------------------------------------------------------------------------------
 # helpers
+
+
+def _direct_range(v: np.ndarray, n_rows: int) -> tuple[int, int] | None:
+    """(base, size) of a direct table for integers ``v``, or None when the values span
+    too wide a range (more than ``4 * n_rows + 1024`` slots) for one."""
+    if v.dtype.kind not in "iu" or v.shape[0] == 0:
+        return None
+    lo, hi = int(v.min()), int(v.max())
+    size = hi - lo + 1
+    return (lo, size) if size <= min(4 * n_rows + 1024, _DIRECT_MAX) else None
+
+
+def _int_numpy(values: Any) -> np.ndarray | None:
+    """An integer column (NumPy, or Arrow without nulls) as a NumPy array, else None."""
+    import pyarrow as pa
+
+    if _is_arrow_array(values):
+        if values.null_count or not pa.types.is_integer(values.type):
+            return None
+        return arrow_to_numpy(values)
+    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "iu":
+        return values
+    return None
 
 
 def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.ndarray]:
@@ -149,21 +260,19 @@ def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.nda
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    v = _int_numpy(values)
+    if v is None and not _is_arrow_array(values):
+        v = as_1d(values, column)
+    if v is not None and v.dtype.kind in "iu":
+        rng = _direct_range(v, v.shape[0])
+        if rng is not None:
+            # small integers: a direct table instead of hashing
+            codes = np.empty(v.shape[0], dtype=np.int64)
+            first = np.empty(min(rng[1], v.shape[0]), dtype=np.int64)
+            g = _first_seen_kernel(v, np.int64(rng[0]), rng[1], codes, first)
+            return codes, v[first[:g]]
     arr = values if _is_arrow_array(values) else None
     if arr is None:
-        v = as_1d(values, column)
-        if v.dtype.kind in "iu" and v.shape[0] and 0 <= v.min() and v.max() < 4 * v.shape[0] + 64:
-            # small non-negative integers: a direct table instead of hashing
-            uniq_mask = np.zeros(int(v.max()) + 1, dtype=np.bool_)
-            uniq_mask[v] = True
-            # first-appearance order
-            first = np.full(uniq_mask.shape[0], v.shape[0], dtype=np.int64)
-            np.minimum.at(first, v, np.arange(v.shape[0], dtype=np.int64))
-            present = np.flatnonzero(uniq_mask)
-            present = present[np.argsort(first[present], kind="stable")]
-            rank = np.empty(uniq_mask.shape[0], dtype=np.int64)
-            rank[present] = np.arange(present.shape[0], dtype=np.int64)
-            return require(rank[v], np.int64), present.astype(v.dtype)
         arr = pa.array(v, from_pandas=True) if v.dtype.kind == "O" else pa.array(v)
     if arr.null_count:
         i = int(np.argmax(arrow_to_numpy(arr.is_null())))
@@ -174,6 +283,48 @@ def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.nda
         enc = enc.unify_dictionaries().combine_chunks()
     return (require(arrow_to_numpy(enc.indices).astype(np.int64), np.int64),
             arrow_to_numpy(enc.dictionary))
+
+
+class _DirectSeats:
+    """Seat columns interned by a direct table (:func:`_seat_table_kernel`); their ids
+    are looked up only in grouped order, so no per-row ids in input order are built."""
+
+    __slots__ = ("cols", "rank", "base")
+
+    def __init__(self, cols: list[np.ndarray], rank: np.ndarray, base: int):
+        self.cols, self.rank, self.base = cols, rank, base
+
+    def grouped(self, order: np.ndarray) -> list[np.ndarray]:
+        out = [np.empty(order.shape[0], dtype=np.int64) for _ in range(4)]
+        _gather_ids_kernel(self.rank, np.int64(self.base), *self.cols, order, *out)
+        return out
+
+
+def _intern_seats(seats: list[Any], source: Source
+                  ) -> tuple[PlayerIndex, list[np.ndarray] | _DirectSeats]:
+    """``PlayerIndex.intern(north, south, east, west)``; integer ids of one dtype and a
+    small range (the usual numeric player ids) take a direct table instead of hashing,
+    with the same ids."""
+    cols = [_int_numpy(s) for s in seats]
+    if all(c is not None for c in cols) and len({c.dtype for c in cols}) == 1:  # type: ignore[union-attr]
+        n = cols[0].shape[0]  # type: ignore[union-attr]
+        rngs = [_direct_range(c, 4 * n) for c in cols]  # type: ignore[arg-type]
+        if all(r is not None for r in rngs) and n:
+            lo = min(r[0] for r in rngs)  # type: ignore[index]
+            hi = max(r[0] + r[1] - 1 for r in rngs)  # type: ignore[index]
+            size = hi - lo + 1
+            if size <= min(16 * n + 1024, _DIRECT_MAX):
+                names = np.empty(min(size, 4 * n), dtype=cols[0].dtype)  # type: ignore[union-attr]
+                g, rank = _seat_table_kernel(*cols, np.int64(lo), size, names)
+                return PlayerIndex(names[:g].copy()), _DirectSeats(cols, rank, lo)  # type: ignore[arg-type]
+    return PlayerIndex.intern(*seats, names=_SEATS, source=source)
+
+
+def _grouped_seats(ids: list[np.ndarray] | _DirectSeats, order: np.ndarray) -> list[np.ndarray]:
+    """The four seat id arrays in grouped order."""
+    if isinstance(ids, _DirectSeats):
+        return ids.grouped(order)
+    return [require(a[order], np.int64) for a in ids]
 
 
 def parse_artificial(values: Any, source: Source = NO_SOURCE) -> np.ndarray:
@@ -375,14 +526,17 @@ class Boards:
             vul = _vulnerability_codes(col(vulnerable, "vulnerable"), src)
         board_arr = as_1d(b, "board")
         if ns_score is not None:
-            sc = as_float64(col(ns_score, "ns_score"), "ns_score", src, allow_nan=True)
+            sc = _int_numpy(col(ns_score, "ns_score"))  # integers: converted once grouped
+            if sc is None:
+                sc = as_float64(col(ns_score, "ns_score"), "ns_score", src, allow_nan=True)
         elif contract is not None:
             sc = _scores_from_contracts(col(contract, "contract"), col(declarer, "declarer"),
                                         col(tricks, "tricks"),
                                         board_arr if vul is None else 1, vul, src)
         else:
             raise InputError("no scores: give ns_score, or contract and declarer")
-        bad = ~np.isfinite(sc) if art is None else (~np.isfinite(sc) & (art == 0))
+        bad = np.zeros(1, dtype=np.bool_) if sc.dtype.kind in "iu" else (
+            ~np.isfinite(sc) if art is None else (~np.isfinite(sc) & (art == 0)))
         if bad.any():
             raise fail_at("ns_score", "must be a finite number of points for a real result "
                           "(mark averages with 'artificial')", sc, int(np.argmax(bad)), src)
@@ -391,7 +545,7 @@ class Boards:
 
         # players and pair labels
         index = None
-        ids: list[np.ndarray | None] = [None] * 4
+        ids: list[np.ndarray] | _DirectSeats = []
         if all(given):
             if players is not None:
                 index = players if isinstance(players, PlayerIndex) else PlayerIndex(players)
@@ -407,7 +561,7 @@ class Boards:
                                       v, int(np.argmax(bad)), src)
                     ids.append(require(v, np.int64))
             else:
-                index, ids = PlayerIndex.intern(*seats, names=_SEATS, source=src)
+                index, ids = _intern_seats(seats, src)
         pairs = None
         pair_ids: list[np.ndarray | None] = [None, None]
         if ns_lab is not None:
@@ -415,23 +569,46 @@ class Boards:
                                                  source=src)
 
         # boards: (event, board) -> dense key, grouped by first appearance
-        bcode, blabels = _codes(b, "board", src)
-        ecode = elabels = None
-        if event is not None:
-            ecode, elabels = _codes(col(event, "event"), "event", src)
-            combined = ecode * np.int64(blabels.shape[0]) + bcode
-            key, _ = _codes(combined, "board", src)
-        else:
-            key = bcode
-        n_keys = int(key.max()) + 1
         order = np.empty(n, dtype=np.int64)
-        offsets = np.empty(n_keys + 1, dtype=np.int64)
-        first_row = np.empty(n_keys, dtype=np.int64)
-        g = _group_by_key_kernel(key, n_keys, order, offsets, first_row)
+        ev_np = None if event is None else _int_numpy(col(event, "event"))
+        bd_np = _int_numpy(b)
+        er = None if ev_np is None else _direct_range(ev_np, n)
+        br = None if bd_np is None else _direct_range(bd_np, n)
+        if er is not None and br is not None and er[1] * br[1] <= min(4 * n + 1024,
+                                                                      _DIRECT_MAX):
+            # integer events and boards: the key straight from the two columns
+            n_keys = er[1] * br[1]
+            offsets = np.empty(n_keys + 1, dtype=np.int64)
+            first_row = np.empty(min(n_keys, n), dtype=np.int64)
+            g = _group_by_two_kernel(ev_np, bd_np, np.int64(er[0]), np.int64(br[0]),
+                                     np.int64(br[1]), n_keys, order, offsets, first_row)
+
+            def labels_at(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+                return bd_np[rows], ev_np[rows]  # type: ignore[index]
+        else:
+            bcode, blabels = _codes(b, "board", src)
+            ecode = elabels = None
+            if event is not None:
+                ecode, elabels = _codes(col(event, "event"), "event", src)
+                combined = ecode * np.int64(blabels.shape[0]) + bcode
+                # grouping numbers groups by first appearance, so a sparse key will do
+                key = combined if elabels.shape[0] * blabels.shape[0] <= 4 * n + 1024 else \
+                    _codes(combined, "board", src)[0]
+            else:
+                key = bcode
+            n_keys = int(key.max()) + 1
+            offsets = np.empty(n_keys + 1, dtype=np.int64)
+            first_row = np.empty(n_keys, dtype=np.int64)
+            g = _group_by_key_kernel(key, n_keys, order, offsets, first_row)
+
+            def labels_at(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+                return (blabels[bcode[rows]],
+                        None if elabels is None else elabels[ecode[rows]])  # type: ignore[index]
         offsets, first_row = offsets[:g + 1], first_row[:g]
 
         # time and periods: boards in order of (period, earliest time, first appearance)
         tm = pr = board_period = None
+        length = None
         if time is not None:
             tm = parse_time(col(time, "time"), "time", src)
         if period is not None:
@@ -439,23 +616,29 @@ class Boards:
                 if tm is None:
                     raise InputError(f"period {period!r} is a length, which needs a time "
                                      "column; give time=..., or period labels per result")
-                pr = bucket_periods(tm, period)
+                # periods are nondecreasing in time: the board's period is that of its
+                # earliest result, bucketed once per board below
+                length = period
             else:
                 from fastrate.data import _period_labels
 
                 pr, _ = _period_labels(col(period, "period"), src)
         counts = np.diff(offsets)
-        board_of_pos = np.repeat(np.arange(g, dtype=np.int64), counts)
+        starts = offsets[:-1]  # every group has a row
         sort_keys = [first_row]
+        tm_g = None  # times in grouped order (while ``order`` holds)
         if tm is not None:
-            tv = tm.view(np.int64) if tm.dtype.kind == "M" else tm
-            first_t = np.full(g, np.inf if tv.dtype.kind == "f" else np.iinfo(np.int64).max,
-                              dtype=tv.dtype)
-            np.minimum.at(first_t, board_of_pos, tv[order])
+            tm_g = tm[order]
+            tv = tm_g.view(np.int64) if tm.dtype.kind == "M" else tm_g
+            first_t = np.minimum.reduceat(tv, starts)
             sort_keys.append(first_t)
+            if length is not None:
+                board_period = require(bucket_periods(
+                    first_t.view(tm.dtype) if tm.dtype.kind == "M" else first_t, length),
+                    np.int64)
         if pr is not None:
-            board_period = np.full(g, np.iinfo(np.int64).max, dtype=np.int64)
-            np.minimum.at(board_period, board_of_pos, pr[order])
+            board_period = require(np.minimum.reduceat(pr[order], starts), np.int64)
+        if board_period is not None:
             sort_keys.append(board_period)
         if len(sort_keys) > 1:
             border = np.lexsort(sort_keys)
@@ -467,6 +650,7 @@ class Boards:
                 idx = (np.repeat(starts - new_offsets[:-1], new_counts)
                        + np.arange(n, dtype=np.int64))
                 order = order[idx]
+                tm_g = None
                 offsets = new_offsets
                 first_row = first_row[border]
                 if board_period is not None:
@@ -476,27 +660,27 @@ class Boards:
         def take(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else require(a[order], a.dtype)
 
-        board_number = blabels[bcode[first_row]]
-        board_event = None if elabels is None else elabels[ecode[first_row]]
+        board_number, board_event = labels_at(first_row)
 
         # participants: a player (or pair label) at most once per board
         width = 4 if all(given) else (2 if ns_lab is not None else 0)
-        part = np.empty(n * width, dtype=np.int64)
         n_ids = 0
+        grouped: list[np.ndarray | None] = [None] * 4
+        cols: list[np.ndarray] = []
         if all(given):
-            for j, a in enumerate(ids):
-                part[j::width] = a[order]  # type: ignore[index]
+            grouped = cols = _grouped_seats(ids, order)  # type: ignore[assignment]
             n_ids = len(index)  # type: ignore[arg-type]
         elif width == 2:
-            part[0::2] = pair_ids[0][order]  # type: ignore[index]
-            part[1::2] = pair_ids[1][order]  # type: ignore[index]
+            cols = [require(pair_ids[0][order], np.int64),  # type: ignore[index]
+                    require(pair_ids[1][order], np.int64)]  # type: ignore[index]
+            cols += cols
             n_ids = len(pairs)  # type: ignore[arg-type]
         sc_g = require(sc[order], np.float64)
         art_g = take(art)
-        keep = np.ones(n, dtype=np.bool_)
+        keep = np.empty(n, dtype=np.bool_)
         conflict = np.full(3, -1, dtype=np.int64)
-        n_dup = _check_seats_kernel(offsets, part, width, sc_g,
-                                    art_g if art_g is not None else np.zeros(n, np.int64),
+        n_dup = _check_seats_kernel(offsets, *cols, width, sc_g,
+                                    art_g if art_g is not None else _NO_ARTIFICIAL,
                                     n_ids, keep, conflict) if width else 0
         r, q, p = (int(v) for v in conflict)
         if r >= 0:
@@ -519,6 +703,8 @@ class Boards:
             offsets = np.zeros(g + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
             order = require(order[pos], np.int64)
+            grouped = [None if a is None else a[pos] for a in grouped]
+            tm_g = None if tm_g is None else tm_g[pos]
             sc_g = require(sc_g[pos], np.float64)
             art_g = None if art_g is None else require(art_g[pos], np.int64)
 
@@ -528,7 +714,7 @@ class Boards:
             return require(as_1d(a, "x")[order], as_1d(a, "x").dtype) if not isinstance(
                 a, np.ndarray) else require(a[order], a.dtype)
 
-        seat_arrays = {s: (None if ids[j] is None else require(ids[j][order], np.int64))
+        seat_arrays = {s: (None if grouped[j] is None else require(grouped[j], np.int64))
                        for j, s in enumerate(_SEATS)}
         tr = None
         if tricks is not None:
@@ -543,7 +729,7 @@ class Boards:
                                                                      np.int64),
                    ew_pair=None if pair_ids[1] is None else require(pair_ids[1][order],
                                                                      np.int64),
-                   time=take(tm),
+                   time=tm_g if tm_g is not None else take(tm),
                    contract=None if contract is None else take2(col(contract, "contract")),
                    declarer=None if declarer is None else take2(col(declarer, "declarer")),
                    tricks=tr, source=src, dropped=dropped)
