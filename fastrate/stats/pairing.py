@@ -57,8 +57,9 @@ the pairings so far. Glicko-2's ratings at a checkpoint are those of the last co
 rating period (the period in progress is rated at its end, and at the last game).
 
 **Randomness**: every seed has its own splitmix64 stream (Steele, Lea and Flood 2014),
-seeded from the seed value alone; seeds run in parallel (``prange``) and each writes only
-its own output rows, so a seed's results depend neither on the other seeds nor on the
+seeded from the seed value alone; seeds run in parallel (the kernel releases the GIL;
+chunks of seeds go to ``numba.get_num_threads()`` threads) and each writes only its own
+output rows, so a seed's results depend neither on the other seeds nor on the
 number of threads. The draws per game: one uniform for the first player, the
 scheduler's draws, one uniform for the result.
 """
@@ -121,6 +122,18 @@ def _next_u64(state):
     return z ^ (z >> _S31)
 
 
+if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
+    _MASK = 2**64 - 1
+
+    def _next_u64(state):  # noqa: F811 - the same arithmetic on Python ints: NumPy
+        # scalars warn when they wrap around, which the pure-Python run would turn into errors
+        z = (int(state[0]) + int(_GOLDEN)) & _MASK
+        state[0] = z
+        z = ((z ^ (z >> 30)) * int(_MIX1)) & _MASK
+        z = ((z ^ (z >> 27)) * int(_MIX2)) & _MASK
+        return np.uint64(z ^ (z >> 31))
+
+
 @inline_kernel
 def _uniform(state):
     """A double in [0, 1) from the top 53 bits."""
@@ -146,7 +159,7 @@ def _normal(state):
 # kernels: ranking, schedulers, metrics
 
 
-@inline_kernel
+@kernel
 def _sort_ranks(order, pos, est, n):
     """Insertion sort of the ``n`` players in ``order`` by estimate (best first, ties by
     id); nearly sorted after a game, so O(n) then. Refreshes ``pos``."""
@@ -218,7 +231,7 @@ def _predict(system, i, j, est, rec, factor, cap, k3):
     return 1.0 / (1.0 + math.exp(-gg * (rec[i, REC_LEVEL] - rec[j, REC_LEVEL])))
 
 
-@inline_kernel
+@kernel
 def _pick_nearest(state, p, n_active, candidates, drawn):
     c = min(candidates, n_active - 1)
     best_q = -1
@@ -243,7 +256,7 @@ def _pick_nearest(state, p, n_active, candidates, drawn):
     return best_q
 
 
-@inline_kernel
+@kernel
 def _pick_gaussian(state, p, n_active, sigma):
     for _ in range(MAX_DRAWS):
         r = math.floor(_normal(state) * sigma + 0.5)
@@ -254,7 +267,7 @@ def _pick_gaussian(state, p, n_active, sigma):
     return p + 1 if p + 1 < n_active else p - 1
 
 
-@inline_kernel
+@kernel
 def _pick_greedy(i, p, n_active, order, cost, system, est, rec, factor, cap, k3):
     best = -1.0
     best_q = -1
@@ -270,7 +283,7 @@ def _pick_greedy(i, p, n_active, order, cost, system, est, rec, factor, cap, k3)
     return best_q
 
 
-@inline_kernel
+@kernel
 def _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, played,
             o_cost, o_bits, o_rmse, o_mis, o_gap):
     n = est.shape[0]
@@ -485,30 +498,35 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
         o_rating[x] = est[x]
 
 
-@kernel(parallel=True)
-def _ladder_kernel(seeds, true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
-                   n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
-                   start, init_phi2, init_vol, tau, epsilon, max_iterations,
-                   g2_scale, period_games, n_games, ends,
-                   o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
-                   log_white, log_black, log_score):
-    """Every seed in parallel; seed ``s`` writes only rows ``s`` of the outputs (flat:
-    ``len(ends)`` metrics, ``n`` ratings and, when logging, ``n_games`` games per seed)."""
-    n_points = ends.shape[0]
-    n = true_rating.shape[0]
-    log = log_white.shape[0] > 0
-    for s in numba.prange(seeds.shape[0]):
-        a = s * n_points
-        b = a + n_points
-        la = s * n_games if log else 0
-        lb = la + n_games if log else 0
-        _ladder_seed(seeds[s], true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
-                     n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
-                     start, init_phi2, init_vol, tau, epsilon, max_iterations,
-                     g2_scale, period_games, n_games, ends,
-                     o_cost[a:b], o_bits[a:b], o_rmse[a:b], o_mis[a:b], o_gap[a:b],
-                     o_rating[s * n:(s + 1) * n], log_white[la:lb], log_black[la:lb],
-                     log_score[la:lb])
+def _run_seeds(seeds: np.ndarray, args: tuple, n: int, n_games: int, ends: np.ndarray,
+               outs: tuple, ratings: np.ndarray, logs: tuple) -> None:
+    """Run :func:`_ladder_seed` for every seed, the seeds split into contiguous chunks over
+    ``numba.get_num_threads()`` Python threads (the kernels release the GIL). Seed ``s``
+    writes only its own rows of the flat outputs (``len(ends)`` metrics, ``n`` ratings
+    and, when logging, ``n_games`` games per seed), so the results do not depend on the
+    number of threads. (Threads rather than a ``prange`` kernel: the same parallelism
+    without compiling the simulator a second time inside a parallel region.)"""
+    p = ends.shape[0]
+    log = logs[0].shape[0] > 0
+
+    def run(lo: int, hi: int) -> None:
+        for s in range(lo, hi):
+            la, lb = (s * n_games, (s + 1) * n_games) if log else (0, 0)
+            _ladder_seed(seeds[s], *args, n_games, ends,
+                         *(o[s * p:(s + 1) * p] for o in outs), ratings[s * n:(s + 1) * n],
+                         *(x[la:lb] for x in logs))
+
+    n_seeds = seeds.shape[0]
+    threads = max(1, min(numba.get_num_threads(), n_seeds))
+    cuts = [n_seeds * t // threads for t in range(threads + 1)]
+    if threads == 1:
+        run(0, n_seeds)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for f in [pool.submit(run, cuts[t], cuts[t + 1]) for t in range(threads)]:
+            f.result()
 
 
 # ----------------------------------------------------------------------------------
@@ -786,13 +804,14 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     log_b = np.zeros(m, dtype=np.int64)
     log_s = np.zeros(m, dtype=np.float64)
     seeds = np.arange(seed, seed + n_seeds, dtype=np.int64)
-    _ladder_kernel(seeds, ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp,
-                   vwins, wins + losses, SCHEDULERS.index(scheduler), float(sigma),
-                   int(candidates), SYSTEMS.index(system), k, factor, cap, start_rating,
-                   (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility),
-                   float(g2.tau), float(g2.epsilon), int(g2.max_iterations), g2_scale,
-                   int(period_games), n_games, ends, o_cost, o_bits, o_rmse, o_mis, o_gap,
-                   o_rating, log_w, log_b, log_s)
+    args = (ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp, vwins,
+            wins + losses, SCHEDULERS.index(scheduler), float(sigma), int(candidates),
+            SYSTEMS.index(system), k, factor, cap, start_rating,
+            (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility),
+            float(g2.tau), float(g2.epsilon), int(g2.max_iterations), g2_scale,
+            int(period_games))
+    _run_seeds(seeds, args, n, n_games, ends, (o_cost, o_bits, o_rmse, o_mis, o_gap),
+               o_rating, (log_w, log_b, log_s))
     shape = (n_seeds, p)
     log = (log_w.reshape(n_seeds, n_games), log_b.reshape(n_seeds, n_games),
            log_s.reshape(n_seeds, n_games)) if record_games else (None, None, None)
