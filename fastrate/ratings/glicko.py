@@ -49,18 +49,18 @@ from fastrate.ratings._common import (
     BLOCK,
     LN10,
     REC_DELTA,
-    REC_G,
     REC_INFO,
     REC_LAST,
     REC_LEVEL,
     REC_STAMP,
     REC_VAR,
-    accumulate_period_games,
+    add_game_terms,
+    game_terms,
     games_played_in,
     last_as_float,
-    list_period_players,
     period_starts,
     records,
+    select,
 )
 
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q"]
@@ -125,24 +125,28 @@ class GlickoConfig:
 # kernel
 
 
-# Columns of Glicko's player records (see fastrate.ratings._common; column 6 unused,
-# keeping a row at 64 bytes): the onset rating, q g(RD), RD^2, the sums 1/d^2 (before
+# Columns of Glicko's player records (see fastrate.ratings._common; columns 2 and 6
+# unused, keeping a row at 64 bytes): the onset rating, RD^2, the sums 1/d^2 (before
 # q^2) and sum g (s - E), and the last period.
-_STAMP, _RATING, _QG, _RD2, _DSUM, _RSUM, _LAST = (REC_STAMP, REC_LEVEL, REC_G, REC_VAR,
-                                                   REC_INFO, REC_DELTA, REC_LAST)
+_STAMP, _RATING, _RD2, _DSUM, _RSUM, _LAST = (REC_STAMP, REC_LEVEL, REC_VAR, REC_INFO, REC_DELTA,
+                                             REC_LAST)
 
 
 @inline_kernel
-def _onset(rec, x, p, q, k3, c2, max_rd2):
+def _touch(rec, x, fk, p, c2, max_rd2, touched, nt):
+    """Player ``x`` in a game of period ``k`` (``fk``, absolute number ``p``): at his first
+    game of the period, step 1 (inactivity growth; none when never rated or not after
+    his last period -- the NaN comparison is false) and zeroed sums, and list him in
+    ``touched``; return the new count. Branch-free (see :func:`select`)."""
+    first = rec[x, _STAMP] != fk
     v = rec[x, _RD2]
     last = rec[x, _LAST]
-    # never rated (NaN) or not after his last period: no growth
-    if p > last:
-        v = min(v + c2 * (p - last), max_rd2)
-        rec[x, _RD2] = v
-    rec[x, _QG] = q / math.sqrt(1.0 + k3 * v)
-    rec[x, _DSUM] = 0.0
-    rec[x, _RSUM] = 0.0
+    rec[x, _RD2] = select(first & (p > last), min(v + c2 * (p - last), max_rd2), v)
+    rec[x, _DSUM] = select(first, 0.0, rec[x, _DSUM])
+    rec[x, _RSUM] = select(first, 0.0, rec[x, _RSUM])
+    rec[x, _STAMP] = fk
+    touched[nt] = x
+    return nt + first
 
 
 @kernel
@@ -152,29 +156,42 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
 
     ``starts`` holds the first game index of every period plus ``n`` at the end;
     ``period[starts[k]]`` is the absolute number of period ``k``. ``rec`` (n_players x 8
-    float64) holds per player the stamp of the last period he played in (-1 before),
-    his rating, ``q g(RD)`` and ``RD^2`` as of the onset of the period, the sums
-    ``1/d^2`` and ``q sum g (s - E)`` and his last period (NaN: none).
-    ``touched`` (n_players + 1: the branch-free listing writes one past the last
-    player) and ``buf`` (block x 8) are scratch. Each period costs
-    O(games in it). Updates ``rec``, writes ``pred``.
+    float64) holds per player the index of the last period he played in (-1 before),
+    his rating and ``RD^2`` as of the onset of the period, the sums ``1/d^2`` (before
+    ``q^2``) and ``sum g (s - E)`` (times ``q``) and his last period (NaN: none); column
+    2 is free. ``touched`` (n_players + 1: the branch-free listing writes one past the
+    last player) and ``buf`` (8 x block) are scratch. Each period costs O(games in it).
+    Updates ``rec``, writes ``pred``.
 
-    Games are processed in blocks: gather both players' onset values (the random
-    memory accesses, independent of each other so the CPU overlaps them), compute the
-    logistic terms from the block buffer, then add them to the players' sums in game
-    order -- the same arithmetic, in the same order, as a plain game-by-game loop.
+    One pass over the games of a period, in blocks: gather both players' onset values
+    (doing step 1 at a player's first game of the period, without a branch; the reads
+    of a block are independent of each other, so the CPU overlaps them), compute the
+    terms of the block (``q g(RD)``, the expected scores, the prediction: vectorised),
+    then add them to the players' sums in game order -- the same arithmetic, in the
+    same order, as a plain game-by-game loop. Step 2 for everyone listed at the end of
+    the period.
     """
     k3 = 3.0 * q * q / (math.pi * math.pi)
+    block = buf.shape[1]
     n_periods = starts.shape[0] - 1
     for k in range(n_periods):
         lo = starts[k]
         hi = starts[k + 1]
-        p = period[lo]
-        # who plays in this period, step 1 for each of them, then every game
-        nt = list_period_players(white, black, lo, hi, rec, k, touched)
-        for t in range(nt):
-            _onset(rec, touched[t], p, q, k3, c2, max_rd2)
-        accumulate_period_games(white, black, score, lo, hi, rec, buf, pred, q, k3)
+        p = float(period[lo])
+        fk = float(k)
+        nt = 0
+        for s0 in range(lo, hi, block):
+            m = min(block, hi - s0)
+            for j in range(m):
+                a = white[s0 + j]
+                b = black[s0 + j]
+                nt = _touch(rec, a, fk, p, c2, max_rd2, touched, nt)
+                nt = _touch(rec, b, fk, p, c2, max_rd2, touched, nt)
+                buf[0, j] = rec[a, _RATING] - rec[b, _RATING]
+                buf[1, j] = rec[a, _RD2]
+                buf[2, j] = rec[b, _RD2]
+            game_terms(m, s0, score, buf, pred, q, q, k3)
+            add_game_terms(m, s0, white, black, rec, buf)
         # step 2 for everyone who played
         for t in range(nt):
             x = touched[t]
@@ -286,9 +303,9 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     pred = np.empty(games.n_games, dtype=np.float64)
     _glicko_kernel(games.white, games.black, games.score, period, starts, rec, Q,
                    float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
-                   np.empty(n + 1, dtype=np.int64), np.empty((BLOCK, 8)), pred)
+                   np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), pred)
     played = rec[:, _STAMP] >= 0.0
-    state.games_played += games_played_in(games, n)
+    games_played_in(games, state.games_played)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = rec[played, _RATING]
