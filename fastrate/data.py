@@ -96,6 +96,16 @@ class PlayerIndex:
         if k == 0:
             raise InputTypeError("intern() needs at least one column of names")
         labels = list(names) if names is not None else [f"player{c + 1}" for c in range(k)]
+        ints = _interleaved_ints(columns)
+        if ints is not None:
+            # integer ids without nulls (the usual case): interleave the rows in NumPy,
+            # one array of k*n ids, instead of concatenating and taking in Arrow (three
+            # such arrays at once)
+            enc = pc.dictionary_encode(numpy_to_arrow(ints))
+            del ints
+            ids32 = arrow_to_numpy(enc.indices)
+            return cls(np.array(arrow_to_numpy(enc.dictionary))), [
+                require(ids32[c::k], np.int64) for c in range(k)]
         arrays = [_name_array(c, labels[j]) for j, c in enumerate(columns)]
         arrays = _common_type(arrays)
         sizes = [len(a) for a in arrays]
@@ -127,6 +137,36 @@ class PlayerIndex:
                 out.append(require(ids[start:start + size], np.int64))
                 start += size
         return cls(np.array(arrow_to_numpy(enc.dictionary))), out
+
+
+def _interleaved_ints(columns: Sequence[Any]) -> np.ndarray | None:
+    """Columns of integer ids of one type, equal lengths and no nulls (NumPy arrays or
+    Arrow arrays, chunked or not), interleaved row by row into one NumPy array; None
+    for anything else."""
+    import pyarrow as pa
+
+    parts: list[list[np.ndarray]] = []
+    for x in columns:
+        if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
+            parts.append([x])
+        elif _is_arrow_array(x) and pa.types.is_integer(x.type) and x.null_count == 0:
+            chunks = x.chunks if isinstance(x, pa.ChunkedArray) else [x]
+            parts.append([arrow_to_numpy(c) for c in chunks])
+        else:
+            return None
+    dtypes = {p.dtype for ps in parts for p in ps}
+    sizes = {sum(len(p) for p in ps) for ps in parts}
+    if len(parts) < 2 or len(dtypes) != 1 or len(sizes) != 1:
+        return None
+    k, n = len(parts), sizes.pop()
+    out = np.empty(n * k, dtype=dtypes.pop())
+    for c, ps in enumerate(parts):
+        view = out[c::k]
+        pos = 0
+        for p in ps:
+            view[pos:pos + len(p)] = p
+            pos += len(p)
+    return out
 
 
 def _name_array(x: Any, column: str):
@@ -188,7 +228,7 @@ def parse_time(x: Any, column: str = "time", source: Source = NO_SOURCE) -> np.n
     """Return times as ``datetime64[ns]`` (dates, timestamps, ISO strings) or ``float64``."""
     arr = as_1d(x, column)
     if arr.dtype.kind == "M":
-        out = arr.astype("datetime64[ns]")
+        out = arr.astype("datetime64[ns]", copy=False)
     elif arr.dtype.kind in "iuf":
         out = as_float64(arr, column, source)
         return out
@@ -382,6 +422,7 @@ class Games:
             bi = _ids(as_1d(b, "black"), "black", len(index), src)
         else:
             index, (wi, bi) = PlayerIndex.intern(w, b, names=("white", "black"), source=src)
+        del white, black, w, b  # the names (e.g. Arrow columns) are not needed any more
         same = wi == bi
         if same.any():
             i = int(np.argmax(same))
@@ -438,9 +479,18 @@ class Games:
         def take(a):
             return a if (a is None or order is None) else require(a[order], a.dtype)
 
-        return cls(white=take(wi), black=take(bi), score=take(s), players=index, time=take(tm),
-                   period=take(pr), period_labels=labels, weight=take(wt), margin=take(mg),
-                   neutral=take(nt), order=order, source=src)
+        # one column at a time, so that each unsorted column can go before the next copy
+        wi = take(wi)
+        bi = take(bi)
+        s = take(s)
+        tm = take(tm)
+        pr = take(pr)
+        wt = take(wt)
+        mg = take(mg)
+        nt = take(nt)
+        return cls(white=wi, black=bi, score=s, players=index, time=tm, period=pr,
+                   period_labels=labels, weight=wt, margin=mg, neutral=nt, order=order,
+                   source=src)
 
     @classmethod
     def from_frame(cls, frame: Any, **columns: Any) -> Games:

@@ -85,9 +85,12 @@ def _delimiter(path: Path) -> str:
     return "\t" if ".tsv" in path.name.lower() else ","
 
 
-#: CSV block size: big blocks parse compressed files several times faster than the
-#: 1 MiB default (each block is one unit of parallel work and one output chunk)
-CSV_BLOCK_SIZE = 16 << 20
+#: CSV block size of the streaming reader (each block is one unit of parallel work and
+#: one output chunk; the memory held while reading grows with it)
+CSV_BLOCK_SIZE = 1 << 20
+#: block size of the whole-file reader (the fallback): big blocks parse compressed files
+#: several times faster than the 1 MiB default
+CSV_READ_BLOCK_SIZE = 16 << 20
 
 
 def read_table(path: str | os.PathLike, format: str | None = None,
@@ -109,9 +112,18 @@ def read_table(path: str | os.PathLike, format: str | None = None,
             # an empty field is a missing value (a missing name, not a player called '')
             convert = csv.ConvertOptions(include_columns=columns or [],
                                          strings_can_be_null=True)
-            return csv.read_csv(p, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
-                                parse_options=csv.ParseOptions(delimiter=_delimiter(p)),
-                                convert_options=convert)
+            parse = csv.ParseOptions(delimiter=_delimiter(p))
+            # the streaming reader holds a few blocks at a time (read_csv holds the whole
+            # decompressed file while it parses: ~8x the columns kept, in memory), but it
+            # takes the column types from the first block; when a later block does not
+            # fit them, read_csv infers them from the whole file
+            try:
+                return csv.open_csv(p, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
+                                    parse_options=parse, convert_options=convert).read_all()
+            except pa.ArrowInvalid:
+                pass
+            return csv.read_csv(p, read_options=csv.ReadOptions(block_size=CSV_READ_BLOCK_SIZE),
+                                parse_options=parse, convert_options=convert)
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
@@ -409,9 +421,66 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     Rows where a player plays himself are refused, or with ``drop_self_play=True``
     dropped and counted in ``games.dropped`` (errors still name the original rows).
     """
+    box = [table]
+    del table
+    return _games_from_box(box, white=white, black=black, score=score, winner=winner,
+                           loser=loser, first_points=first_points, second_points=second_points,
+                           time=time, time_format=time_format, period=period, weight=weight,
+                           margin=margin, neutral=neutral, sort=sort,
+                           drop_self_play=drop_self_play, source=source)
+
+
+def _values(table, name: str) -> np.ndarray:
+    return arrow_to_numpy(table.column(name))
+
+
+def _release_arrow_memory() -> None:
+    """Give the memory Arrow's allocator keeps after frees back to the system, so that
+    the NumPy arrays allocated next do not add to it (a lower peak; a millisecond)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _without_rows(col, drop: np.ndarray, keep: np.ndarray):
+    """Column ``col`` without the rows where ``drop`` is True (``keep``: the others).
+
+    Numbers and times without nulls are copied chunk by chunk in NumPy (Arrow's ``take``
+    of a chunked column costs several times the column in memory); others use ``take``.
+    """
+    import pyarrow as pa
+
+    t = col.type
+    plain = (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_timestamp(t)
+             or pa.types.is_date64(t))
+    if not plain or col.null_count or not isinstance(col, pa.ChunkedArray):
+        return col.take(keep)
+    out: np.ndarray | None = None
+    pos = start = 0
+    for chunk in col.chunks:
+        v = arrow_to_numpy(chunk)
+        if out is None:
+            out = np.empty(len(keep), dtype=v.dtype)
+        part = v[~drop[start:start + len(v)]]
+        out[pos:pos + len(part)] = part
+        pos += len(part)
+        start += len(v)
+    if out is None:
+        return col.take(keep)
+    arr = pa.Array.from_buffers(t, len(out), [None, pa.py_buffer(out)])
+    return arr
+
+
+def _games_from_box(box: list, *, white, black, score, winner, loser, first_points,
+                    second_points, time, time_format, period, weight, margin, neutral, sort,
+                    drop_self_play, source):
+    """:func:`games_from_table` of the table in the one-element list ``box``, which it
+    empties: when the caller keeps no reference, the table's columns are freed as soon
+    as they are replaced (dropping self-play rows) -- a smaller memory peak."""
     from fastrate._validate import as_float64
     from fastrate.data import Games
 
+    table = box.pop()
     src = _source_for(source)
     where = src.name or "the input"
     cols = list(table.column_names)
@@ -425,22 +494,33 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     src = dataclasses.replace(src, columns=tuple(renamed))
     dropped: tuple[tuple[str, int, str], ...] = ()
     if drop_self_play:
+        import pyarrow as pa
         import pyarrow.compute as pc
 
         first, second = table.column(lay.first), table.column(lay.second)
         if first.type != second.type:
             first, second = pc.cast(first, "string"), pc.cast(second, "string")
-        same = np.asarray(pc.fill_null(pc.equal(first, second), False).to_numpy(
-            zero_copy_only=False), dtype=bool)
+        eq = pc.equal(first, second)
+        del first, second
+        if eq.null_count:
+            eq = pc.and_kleene(eq, pc.is_valid(eq))  # a missing name is not self-play
+        # (not fill_null(eq, False): making that scalar imports pandas, ~0.4 s)
+        same = arrow_to_numpy(eq)
+        del eq
         if same.any():
             keep = np.flatnonzero(~same)
             dropped = (("a player plays himself", int(same.sum()),
                         src.where(int(np.argmax(same)))),)
-            table = table.take(keep)
+            # column by column, each old column freed before the next copy
+            names = table.column_names
+            cols = [table.column(i) for i in range(len(names))]
+            del table
+            for i in range(len(cols)):
+                cols[i] = _without_rows(cols[i], same, keep)
+            table = pa.table(cols, names=names)
+            del cols
+            _release_arrow_memory()  # the old columns
             src = dataclasses.replace(src, rows=keep)
-
-    def values(name: str) -> np.ndarray:
-        return arrow_to_numpy(table.column(name))
 
     mg = None
     if lay.winner:
@@ -449,21 +529,25 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
         s = _scores(table.column(lay.score), lay.score, src)
     else:
         assert lay.points is not None
-        p1 = as_float64(values(lay.points[0]), lay.points[0], src)
-        p2 = as_float64(values(lay.points[1]), lay.points[1], src)
+        p1 = as_float64(_values(table, lay.points[0]), lay.points[0], src)
+        p2 = as_float64(_values(table, lay.points[1]), lay.points[1], src)
         s = np.where(p1 > p2, 1.0, np.where(p1 < p2, 0.0, 0.5))
         mg = p1 - p2
     if lay.margin is not None:
-        mg = values(lay.margin)
+        mg = _values(table, lay.margin)
     tm = None
     if lay.time is not None:
         tm = _time_values(table.column(lay.time), lay.time, time_format, src)
-    pr: Any = values(lay.period) if lay.period is not None else period
-    wt = values(lay.weight) if lay.weight is not None else None
-    nt = values(lay.neutral) if lay.neutral is not None else None
-    games = Games.from_arrays(table.column(lay.first), table.column(lay.second), s, time=tm,
-                              period=pr, weight=wt, margin=mg, neutral=nt, sort=sort,
-                              source=src)
+    pr: Any = _values(table, lay.period) if lay.period is not None else period
+    wt = _values(table, lay.weight) if lay.weight is not None else None
+    nt = _values(table, lay.neutral) if lay.neutral is not None else None
+    # the table goes first and the player columns are handed over as the only references
+    # left, so that from_arrays can free them once the names are interned
+    players = [table.column(lay.second), table.column(lay.first)]
+    del table
+    _release_arrow_memory()
+    games = Games.from_arrays(players.pop(), players.pop(), s, time=tm, period=pr, weight=wt,
+                              margin=mg, neutral=nt, sort=sort, source=src)
     return dataclasses.replace(games, dropped=dropped) if dropped else games
 
 
@@ -506,7 +590,15 @@ def read_games(path: str | os.PathLike, *, format: str | None = None, **columns:
                           if k not in ("time_format", "sort", "source", "drop_self_play")}
         wanted = _layout(names, p.name, **layout_options).columns()
     table = read_table(p, fmt, columns=wanted)
-    return games_from_table(table, source=src, **columns)
+    _release_arrow_memory()  # the parser's buffers
+    box = [table]
+    del table
+    opts = {k: None for k in ("white", "black", "score", "winner", "loser", "first_points",
+                              "second_points", "time", "time_format", "period", "weight",
+                              "margin", "neutral")}
+    opts.update(sort=True, drop_self_play=False, source=src)
+    opts.update(columns)
+    return _games_from_box(box, **opts)
 
 
 def read_ratings(path: str | os.PathLike, format: str | None = None):
