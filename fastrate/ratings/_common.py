@@ -20,6 +20,7 @@ import math
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from fastrate._numba import inline_kernel, kernel
@@ -52,6 +53,28 @@ def select(cond, a, b):
     it so that a player's first game in a period does not cost a mispredicted branch
     (which would also throw away the memory reads already under way)."""
     return _select(cond, float(a), float(b))
+
+
+@intrinsic
+def prefetch_row(typingctx, arr, row):  # pragma: no cover - compiled
+    """Ask the CPU to start loading row ``row`` of the 2-D array ``arr`` into the cache
+    (for writing), without waiting for it: a hint, no effect on results."""
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer2(context, builder, data=ary.data,
+                                        shape=cgutils.unpack_tuple(builder, ary.shape),
+                                        strides=cgutils.unpack_tuple(builder, ary.strides),
+                                        layout=aryty.layout,
+                                        inds=[args[1], ir.Constant(ir.IntType(64), 0)],
+                                        wraparound=False)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # write, keep in all cache levels, data cache
+        builder.call(fn, [ptr, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(arr, types.intp), codegen
 
 
 @intrinsic
@@ -213,6 +236,8 @@ REC_DELTA = 5  #: sum of g (s - E) over the period
 REC_LAST = 7  #: last rated period (NaN: never)
 #: games per block of the kernels' gather / compute / scatter loop
 BLOCK = 64
+#: how many games (or players) ahead the gather loops prefetch player records
+PREFETCH = 16
 #: period numbers are kept as float64 inside the kernels, exact below this magnitude
 MAX_PERIOD = 2**53
 

@@ -48,6 +48,7 @@ from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     BLOCK,
     LN10,
+    PREFETCH,
     REC_DELTA,
     REC_INFO,
     REC_LAST,
@@ -59,6 +60,7 @@ from fastrate.ratings._common import (
     games_played_in,
     last_as_float,
     period_starts,
+    prefetch_row,
     records,
     select,
 )
@@ -183,6 +185,9 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
         for s0 in range(lo, hi, block):
             m = min(block, hi - s0)
             for j in range(m):
+                if s0 + j + PREFETCH < hi:
+                    prefetch_row(rec, white[s0 + j + PREFETCH])
+                    prefetch_row(rec, black[s0 + j + PREFETCH])
                 a = white[s0 + j]
                 b = black[s0 + j]
                 nt = _touch(rec, a, fk, p, c2, max_rd2, touched, nt)
@@ -194,6 +199,8 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
             add_game_terms(m, s0, white, black, rec, buf)
         # step 2 for everyone who played
         for t in range(nt):
+            if t + PREFETCH < nt:
+                prefetch_row(rec, touched[t + PREFETCH])
             x = touched[t]
             inv = 1.0 / rec[x, _RD2] + rec[x, _DSUM]
             rec[x, _RATING] += rec[x, _RSUM] / inv

@@ -55,6 +55,7 @@ from fastrate.data import Games, PlayerState, Ratings
 from fastrate.errors import ConvergenceWarning, InputError
 from fastrate.ratings._common import (
     BLOCK,
+    PREFETCH,
     REC_DELTA,
     REC_INFO,
     REC_LAST,
@@ -68,6 +69,7 @@ from fastrate.ratings._common import (
     last_as_float,
     log,
     period_starts,
+    prefetch_row,
     records,
     select,
 )
@@ -308,6 +310,9 @@ def _periods(white, black, score, period, starts, rec, failed, tau, epsilon, max
         for s0 in range(lo, hi, block):
             m = min(block, hi - s0)
             for j in range(m):
+                if s0 + j + PREFETCH < hi:
+                    prefetch_row(rec, white[s0 + j + PREFETCH])
+                    prefetch_row(rec, black[s0 + j + PREFETCH])
                 a = white[s0 + j]
                 b = black[s0 + j]
                 nt = _touch(rec, a, fk, p, touched, nt)
@@ -321,6 +326,8 @@ def _periods(white, black, score, period, starts, rec, failed, tau, epsilon, max
         for t0 in range(0, nt, block):
             m = min(block, nt - t0)
             for j in range(m):
+                if t0 + j + PREFETCH < nt:
+                    prefetch_row(rec, touched[t0 + j + PREFETCH])
                 x = touched[t0 + j]
                 w[_W_SIGMA, j] = rec[x, _VOL]
                 w[_W_PHI2, j] = rec[x, _PHI2]
