@@ -60,7 +60,96 @@ ARTIFICIAL_IMPS = np.array([np.nan, 3.0, 0.0, -3.0])
 
 
 # ----------------------------------------------------------------------------------
-# kernels (inputs validated; scores of each board sorted ascending where noted)
+# kernels (inputs validated)
+#
+# Each scoring kernel makes one pass per board over its rows (in any order): it counts the
+# real results and checks whether every real score is a multiple of 10 (``q * 10 == x``
+# exactly, q an integer). Contract scores always are, and span at most 1,521 buckets of
+# 10 points ([-7600, 7600]), so a board is then scored from a histogram of its buckets and
+# the histogram's running sum -- no sort, no copy. Differences and sums of such scores are
+# exact integers in floating point, so these paths give the very numbers of the sorted
+# algorithms. Any other board (averaged scores) copies its real scores, sorts them and
+# uses the sorted algorithm; a row then finds its score by binary search (equal scores
+# share one result).
+
+#: most buckets of 10 points a board may span for the histogram path: every contract
+#: score lies in [-7600, 7600]
+_MAX_SPAN = 1_600
+
+
+@inline_kernel
+def _scan_board(s, art, has_art, lo, hi, qb):
+    """(n real, all multiples of 10, min bucket, max bucket, first non-finite row or -1)
+    of the board ``lo:hi``; ``qb[i - lo]`` gets each real row's bucket ``x / 10``."""
+    n = 0
+    tens = True
+    qmin = np.int64(0)
+    qmax = np.int64(0)
+    for i in range(lo, hi):
+        if has_art and art[i] != 0:
+            continue
+        x = s[i]
+        if not math.isfinite(x):
+            return n, tens, qmin, qmax, i
+        q = np.rint(x * 0.1)
+        if q * 10.0 != x or not (-1e15 < q < 1e15):
+            tens = False
+            q = 0.0
+        qi = np.int64(q)
+        qb[i - lo] = qi
+        if n == 0:
+            qmin = qi
+            qmax = qi
+        else:
+            qmin = min(qmin, qi)
+            qmax = max(qmax, qi)
+        n += 1
+    return n, tens, qmin, qmax, -1
+
+
+@inline_kernel
+def _cumulative(cum, qb, art, has_art, lo, hi, qmin, span):
+    """``cum[j]`` = number of real scores in buckets ``qmin .. qmin + j``."""
+    for j in range(span):
+        cum[j] = 0
+    for i in range(lo, hi):
+        if not has_art or art[i] == 0:
+            cum[qb[i - lo] - qmin] += 1
+    run = 0
+    for j in range(span):
+        run += cum[j]
+        cum[j] = run
+
+
+@inline_kernel
+def _sorted_real(s, art, has_art, lo, hi, buf):
+    """The board's real scores, sorted ascending, in ``buf[:m]``; returns that view."""
+    m = 0
+    for i in range(lo, hi):
+        if not has_art or art[i] == 0:
+            buf[m] = s[i]
+            m += 1
+    vals = buf[:m]
+    vals.sort()
+    return vals
+
+
+@inline_kernel
+def _bucket_value(cum, span, rank, qmin):
+    """The score of the ``rank``-th smallest result (0-based) from the running counts."""
+    for j in range(span):
+        if cum[j] > rank:
+            return (qmin + j) * 10.0
+    return np.nan
+
+
+@inline_kernel
+def _imps_of(diff, thresholds):
+    a = diff if diff >= 0 else -diff
+    k = 0
+    while k < thresholds.shape[0] and a >= thresholds[k]:
+        k += 1
+    return float(k) if diff >= 0 else float(-k)
 
 
 @inline_kernel
@@ -110,45 +199,19 @@ def _sweep_sorted(s, lo, hi, thresholds, plus, minus, out):
 
 
 @kernel
-def _cross_imps_sorted_kernel(offsets, s, thresholds, out):
-    """Average cross-IMPs of every result, each board's scores ``s`` sorted ascending
-    (see :func:`_sweep_sorted`)."""
-    nk = thresholds.shape[0]
-    plus = np.empty(nk, dtype=np.int64)
-    minus = np.empty(nk, dtype=np.int64)
-    for b in range(offsets.shape[0] - 1):
-        lo = offsets[b]
-        hi = offsets[b + 1]
-        if hi - lo < 2:
-            for i in range(lo, hi):
-                out[i] = np.nan
-            continue
-        _sweep_sorted(s, lo, hi, thresholds, plus, minus, out)
-
-
-#: most buckets of 10 points a board may span for the histogram path: every contract
-#: score lies in [-7600, 7600]
-_MAX_SPAN = 1_600
-
-
-@kernel
 def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_real):
     """Average cross-IMPs of every real result (``art[i] == 0``; ``art`` empty: all
-    real) into ``ns`` and their negation into ``ew``, rows in any order within each
-    board; NaN on a board with fewer than two real results; an artificial row gets
-    ``art_imps[art[i]]``. ``n_real`` gets each board's real count. Returns -1, or the
-    first row with a non-finite real score (the outputs are then incomplete).
+    real) into ``ns`` and their negation into ``ew``; NaN on a board with fewer than two
+    real results; an artificial row gets ``art_imps[art[i]]``. ``n_real`` gets each
+    board's real count. Returns -1, or the first row with a non-finite real score (the
+    outputs are then incomplete).
 
-    A board whose real scores are all multiples of 10 spanning at most ``_MAX_SPAN``
-    buckets of 10 points (every board of contract scores) is done without sorting:
-    a histogram of the scores in buckets of 10, its running sum ``cum``, and for each
-    occupied bucket j ``sum_k cum[j - t_k] - (n - cum[j + t_k - 1])`` with the
-    thresholds in buckets (``steps``, T_k / 10): O(T + span + 48 distinct). For scores
-    that are multiples of 10 the differences are exact, so ``x - s_u >= T_k`` holds
-    exactly when ``q_x - q_u >= T_k / 10`` and the integer sums, hence the averages,
-    are those of the sorted sweep and of the naive double loop bit for bit. Any other
-    board is sorted (a copy of its real scores) and swept by :func:`_sweep_sorted`;
-    each row then finds its score's result by binary search (ties share one)."""
+    Histogram path: with ``cum`` the running count of the board's buckets and ``steps``
+    the thresholds in buckets (T_k / 10), a score in bucket j gets ``sum_k cum[j - t_k] -
+    (n - cum[j + t_k - 1])``, once per occupied bucket: O(T + span + 48 distinct). For
+    multiples of 10, ``x - s_u >= T_k`` holds exactly when ``q_x - q_u >= T_k / 10``, so
+    the integer sums, hence the averages, are those of the sorted sweep and of the naive
+    double loop bit for bit. Other boards: :func:`_sweep_sorted` on a sorted copy."""
     has_art = art.shape[0] > 0
     nk = thresholds.shape[0]
     plus = np.empty(nk, dtype=np.int64)
@@ -164,35 +227,16 @@ def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_r
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]
         hi = offsets[b + 1]
-        # real count, range in buckets of 10, and whether every real score is a
-        # multiple of 10 (q * 10 == x exactly)
-        n = 0
-        tens = True
-        qmin = np.int64(0)
-        qmax = np.int64(0)
-        for i in range(lo, hi):
-            if has_art and art[i] != 0:
-                v = art_imps[art[i]]
-                ns[i] = v
-                ew[i] = -v
-                continue
-            x = s[i]
-            if not math.isfinite(x):
-                return i
-            q = np.rint(x * 0.1)
-            if q * 10.0 != x or not (-1e15 < q < 1e15):
-                tens = False
-                q = 0.0
-            qi = np.int64(q)
-            qb[i - lo] = qi
-            if n == 0:
-                qmin = qi
-                qmax = qi
-            else:
-                qmin = min(qmin, qi)
-                qmax = max(qmax, qi)
-            n += 1
+        n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, lo, hi, qb)
+        if bad >= 0:
+            return bad
         n_real[b] = n
+        if has_art:
+            for i in range(lo, hi):
+                if art[i] != 0:
+                    v = art_imps[art[i]]
+                    ns[i] = v
+                    ew[i] = -v
         if n < 2:
             for i in range(lo, hi):
                 if not has_art or art[i] == 0:
@@ -202,16 +246,7 @@ def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_r
             continue
         span = qmax - qmin + 1
         if tens and span <= _MAX_SPAN:
-            for j in range(span):
-                cum[j] = 0
-            for i in range(lo, hi):
-                if not has_art or art[i] == 0:
-                    cum[qb[i - lo] - qmin] += 1
-            # cum[j] = #{u: q_u <= qmin + j}; each occupied bucket's result from it
-            run = 0
-            for j in range(span):
-                run += cum[j]
-                cum[j] = run
+            _cumulative(cum, qb, art, has_art, lo, hi, qmin, span)
             last = span - 1
             below = 0
             for j in range(span):
@@ -236,34 +271,14 @@ def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_r
                     ns[i] = v
                     ew[i] = -v
         else:
-            m = 0
-            for i in range(lo, hi):
-                if not has_art or art[i] == 0:
-                    buf[m] = s[i]
-                    m += 1
-            vals = buf[:m]
-            vals.sort()
-            _sweep_sorted(vals, 0, m, thresholds, plus, minus, sres)
+            vals = _sorted_real(s, art, has_art, lo, hi, buf)
+            _sweep_sorted(vals, 0, n, thresholds, plus, minus, sres)
             for i in range(lo, hi):
                 if not has_art or art[i] == 0:
                     v = sres[np.searchsorted(vals, s[i])]
                     ns[i] = v
                     ew[i] = -v
     return -1
-
-
-@kernel
-def _sort_within_boards_kernel(offsets, s, perm):
-    """``perm[lo:hi]`` = the rows of board ``lo:hi`` in ascending score order (stable)."""
-    for b in range(offsets.shape[0] - 1):
-        lo = offsets[b]
-        hi = offsets[b + 1]
-        if hi - lo > 1:
-            idx = np.argsort(s[lo:hi], kind="mergesort")
-            for i in range(hi - lo):
-                perm[lo + i] = lo + idx[i]
-        elif hi > lo:
-            perm[lo] = lo
 
 
 @kernel
@@ -300,54 +315,158 @@ def _round_datum(m):
 
 
 @kernel
-def _butler_sorted_kernel(offsets, s, drops, median, thresholds, datum, out):
-    """Butler IMPs against each board's datum, scores sorted ascending per board."""
-    nk = thresholds.shape[0]
+def _butler_kernel(offsets, s, art, art_imps, drops, median, thresholds, ns, ew,
+                   datum):
+    """Butler IMPs of every real result against its board's datum (``ew = -ns``;
+    artificial rows get ``art_imps``; fewer than two real results: NaN and a NaN datum).
+    The datum is the mean of the sorted real scores without ``drops[b]`` from each end
+    (summed from the lowest up) or their median, rounded by :func:`_round_datum`.
+    Returns -1 or the first row with a non-finite real score.
+
+    Histogram path: the trimmed sum adds each bucket's score times the number of its
+    results inside the kept ranks, the median reads the middle ranks off the running
+    counts. Partial sums of multiples of 10 are exact integers, so the sum equals the
+    sorted one-by-one sum bit for bit. Other boards: a sorted copy, summed in order."""
+    has_art = art.shape[0] > 0
+    cum = np.zeros(_MAX_SPAN, dtype=np.int64)
+    res = np.empty(_MAX_SPAN, dtype=np.float64)
+    big = 0
+    for b in range(offsets.shape[0] - 1):
+        big = max(big, offsets[b + 1] - offsets[b])
+    qb = np.empty(big, dtype=np.int64)
+    buf = np.empty(big, dtype=np.float64)
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]
         hi = offsets[b + 1]
-        n = hi - lo
+        n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, lo, hi, qb)
+        if bad >= 0:
+            return bad
+        if has_art:
+            for i in range(lo, hi):
+                if art[i] != 0:
+                    v = art_imps[art[i]]
+                    ns[i] = v
+                    ew[i] = -v
         if n < 2:
             datum[b] = np.nan
             for i in range(lo, hi):
-                out[i] = np.nan
+                if not has_art or art[i] == 0:
+                    v = np.nan
+                    ns[i] = v
+                    ew[i] = -v
             continue
-        if median:
-            mid = lo + n // 2
-            m = s[mid] if n % 2 == 1 else 0.5 * (s[mid - 1] + s[mid])
+        span = qmax - qmin + 1
+        mid = n // 2
+        hist = tens and span <= _MAX_SPAN
+        if hist:
+            _cumulative(cum, qb, art, has_art, lo, hi, qmin, span)
+            if median:
+                m = _bucket_value(cum, span, mid, qmin)
+                if n % 2 == 0:
+                    m = 0.5 * (_bucket_value(cum, span, mid - 1, qmin) + m)
+            else:
+                d = drops[b]
+                acc = 0.0
+                prev = 0
+                for j in range(span):
+                    c = cum[j]
+                    k = min(c, n - d) - max(prev, d)
+                    if k > 0:
+                        acc += k * ((qmin + j) * 10.0)
+                    prev = c
+                m = acc / (n - 2 * d)
         else:
-            d = drops[b]
-            acc = 0.0
-            for i in range(lo + d, hi - d):
-                acc += s[i]
-            m = acc / (n - 2 * d)
+            vals = _sorted_real(s, art, has_art, lo, hi, buf)
+            if median:
+                m = vals[mid] if n % 2 == 1 else 0.5 * (vals[mid - 1] + vals[mid])
+            else:
+                d = drops[b]
+                acc = 0.0
+                for i in range(d, n - d):
+                    acc += vals[i]
+                m = acc / (n - 2 * d)
         dt = _round_datum(m)
         datum[b] = dt
+        if hist:  # once per occupied bucket (its score is exactly (qmin + j) * 10)
+            below = 0
+            for j in range(span):
+                if cum[j] != below:
+                    below = cum[j]
+                    res[j] = _imps_of((qmin + j) * 10.0 - dt, thresholds)
         for i in range(lo, hi):
-            diff = s[i] - dt
-            a = diff if diff >= 0 else -diff
-            k = 0
-            while k < nk and a >= thresholds[k]:
-                k += 1
-            out[i] = k if diff >= 0 else -k
+            if not has_art or art[i] == 0:
+                v = res[qb[i - lo] - qmin] if hist else _imps_of(s[i] - dt, thresholds)
+                ns[i] = v
+                ew[i] = -v
+    return -1
 
 
 @kernel
-def _matchpoints_sorted_kernel(offsets, s, out):
-    """Matchpoints in 2/1/0 units (2 per score beaten, 1 per tie, own score excluded),
-    scores sorted ascending per board."""
+def _matchpoints_kernel(offsets, s, art, art_percent, big_n, half, ns, ew, ns_pct, ew_pct,
+                        n_real):
+    """Matchpoints of every row: a real result gets 2 per real score beaten and 1 per
+    tie (own excluded), Neuberg-factored from the board's n real results to ``big_n[b]``
+    when they differ; an artificial one ``art_percent`` % of the top ``2 (N - 1)``. With
+    ``half`` (1/0.5/0) everything is halved. Percentages of the top; EW gets top - NS; a
+    board without a top (N = 1) gets NaN. Returns -1 or the first non-finite real row.
+
+    Histogram path: ``2 * (results in lower buckets) + (results in the bucket - 1)``
+    (equal multiples of 10 share a bucket, different ones do not)."""
+    has_art = art.shape[0] > 0
+    cum = np.zeros(_MAX_SPAN, dtype=np.int64)
+    big = 0
+    for b in range(offsets.shape[0] - 1):
+        big = max(big, offsets[b + 1] - offsets[b])
+    qb = np.empty(big, dtype=np.int64)
+    buf = np.empty(big, dtype=np.float64)
+    smp = np.empty(big, dtype=np.float64)
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]
         hi = offsets[b + 1]
-        i = lo
-        while i < hi:
-            j = i + 1
-            while j < hi and s[j] == s[i]:
-                j += 1
-            mp = 2.0 * (i - lo) + (j - i - 1)
-            for m in range(i, j):
-                out[m] = mp
-            i = j
+        n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, lo, hi, qb)
+        if bad >= 0:
+            return bad
+        n_real[b] = n
+        big_b = big_n[b]
+        top2 = 2.0 * (big_b - 1.0)
+        top = top2 / 2.0 if half else top2
+        span = qmax - qmin + 1
+        hist = n > 0 and tens and span <= _MAX_SPAN
+        vals = buf[:0]
+        if hist:
+            _cumulative(cum, qb, art, has_art, lo, hi, qmin, span)
+        elif n > 0:
+            vals = _sorted_real(s, art, has_art, lo, hi, buf)
+            i = 0
+            while i < n:
+                j = i + 1
+                while j < n and vals[j] == vals[i]:
+                    j += 1
+                for m in range(i, j):
+                    smp[m] = 2.0 * i + (j - i - 1)
+                i = j
+        for i in range(lo, hi):
+            if has_art and art[i] != 0:
+                v = art_percent[art[i]] / 100.0 * top2
+            else:
+                if hist:
+                    j = qb[i - lo] - qmin
+                    below = cum[j - 1] if j > 0 else 0
+                    v = 2.0 * below + (cum[j] - below - 1)
+                else:
+                    v = smp[np.searchsorted(vals, s[i])]
+                if big_b != n:  # Neuberg, in 2/1/0 units
+                    v = (v + 1.0) * big_b / max(float(n), 1.0) - 1.0
+            if half:
+                v = v / 2.0
+            pct = 100.0 * v / top if top > 0 else np.nan
+            if top <= 0:
+                v = np.nan
+            ns[i] = v
+            ew[i] = top - v
+            ns_pct[i] = pct
+            ew_pct[i] = np.nan if top <= 0 else 100.0 - pct
+    return -1
 
 
 # ----------------------------------------------------------------------------------
@@ -487,24 +606,32 @@ def _prepare(board_offsets: Any, ns_scores: Any, artificial: Any):
     return off, sc, art0
 
 
-def _real_sorted(off: np.ndarray, sc: np.ndarray, art: np.ndarray | None):
-    """Offsets, scores and row positions of the real results, sorted by score within
-    each board (stable)."""
+def _checked(board_offsets: Any, ns_scores: Any, artificial: Any):
+    """(offsets, float64 scores, artificial codes or None) with the structure checked;
+    the finiteness of real scores is checked by the kernels (:func:`_raise_bad`)."""
+    art = None
+    if artificial is not None:
+        art = _artificial(artificial, as_1d(ns_scores, "ns_score").shape[0])
+    sc = as_float64(ns_scores, "ns_score", allow_nan=True)
+    off = _offsets(board_offsets, sc.shape[0])
+    if art is not None and not art.any():
+        art = None
+    return off, sc, art
+
+
+def _raise_bad(bad: int, sc: np.ndarray, art: np.ndarray | None) -> None:
+    """A kernel's first non-finite real row (or -1): raise naming it."""
+    if bad >= 0:
+        _scores(sc, None, art)
+
+
+def _real_counts(off: np.ndarray, art: np.ndarray | None) -> np.ndarray:
+    """Real results per board."""
+    counts = np.diff(off)
     if art is None:
-        rows = np.arange(sc.shape[0], dtype=np.int64)
-        roff, values = off, sc
-        counts = np.diff(off)
-    else:
-        keep = art == 0
-        rows = np.flatnonzero(keep).astype(np.int64)
-        board = np.repeat(np.arange(off.shape[0] - 1, dtype=np.int64), np.diff(off))
-        counts = np.bincount(board[keep], minlength=off.shape[0] - 1)
-        roff = np.zeros(off.shape[0], dtype=np.int64)
-        np.cumsum(counts, out=roff[1:])
-        values = require(sc[keep], np.float64)
-    perm = np.empty(values.shape[0], dtype=np.int64)
-    _sort_within_boards_kernel(roff, values, perm)
-    return roff, require(values[perm], np.float64), rows[perm], counts
+        return counts
+    board = np.repeat(np.arange(off.shape[0] - 1, dtype=np.int64), counts)
+    return np.bincount(board[art == 0], minlength=off.shape[0] - 1).astype(np.int64)
 
 
 # ----------------------------------------------------------------------------------
@@ -536,12 +663,6 @@ class BoardScores:
         return int(self.no_comparison.sum())
 
 
-def _artificial_imps(out: np.ndarray, art: np.ndarray | None) -> None:
-    if art is not None:
-        fake = art != 0
-        out[fake] = ARTIFICIAL_IMPS[art[fake]]
-
-
 def cross_imps(board_offsets: Any, ns_scores: Any, artificial: Any = None) -> BoardScores:
     """Average cross-IMPs: each table gets the mean over every other (real) table ``u``
     of ``IMP(s_t - s_u)`` (divisor n - 1), in O(T + span) per board for contract
@@ -549,20 +670,12 @@ def cross_imps(board_offsets: Any, ns_scores: Any, artificial: Any = None) -> Bo
 
     Thesis §3.2.2: NS -100, 600, -50, 620, -100 -> table 2 gets (12+12-1+12)/4 = 8.75.
     """
-    art = None
-    if artificial is not None:
-        art = _artificial(artificial, as_1d(ns_scores, "ns_score").shape[0])
-    sc = as_float64(ns_scores, "ns_score", allow_nan=True)
-    off = _offsets(board_offsets, sc.shape[0])
-    if art is not None and not art.any():
-        art = None
+    off, sc, art = _checked(board_offsets, ns_scores, artificial)
     ns = np.empty(sc.shape[0], dtype=np.float64)
     ew = np.empty(sc.shape[0], dtype=np.float64)
     counts = np.empty(off.shape[0] - 1, dtype=np.int64)
-    bad = _cross_imps_kernel(off, sc, _NO_ART if art is None else art, ARTIFICIAL_IMPS, _T,
-                             _STEPS, ns, ew, counts)
-    if bad >= 0:
-        _scores(sc, None, art)  # raises, naming the row
+    _raise_bad(_cross_imps_kernel(off, sc, _NO_ART if art is None else art, ARTIFICIAL_IMPS,
+                                  _T, _STEPS, ns, ew, counts), sc, art)
     return BoardScores("cross-imps", ns, ew, counts, counts < 2)
 
 
@@ -610,16 +723,15 @@ def butler_imps(board_offsets: Any, ns_scores: Any, drop: str | int = "none",
     halves away from zero. ``BoardScores.datum`` holds each board's datum."""
     check_choice("butler_imps", "datum", datum, DATUMS)
     butler_drop_count(np.zeros(1, dtype=np.int64), drop)  # validate 'drop' first
-    off, sc, art = _prepare(board_offsets, ns_scores, artificial)
-    roff, values, rows, counts = _real_sorted(off, sc, art)
+    off, sc, art = _checked(board_offsets, ns_scores, artificial)
+    counts = _real_counts(off, art)
     drops = require(butler_drop_count(counts, drop), np.int64)
-    got = np.empty(values.shape[0], dtype=np.float64)
+    ns = np.empty(sc.shape[0], dtype=np.float64)
+    ew = np.empty(sc.shape[0], dtype=np.float64)
     dt = np.empty(counts.shape[0], dtype=np.float64)
-    _butler_sorted_kernel(roff, values, drops, datum == "median", _T, dt, got)
-    ns = np.full(sc.shape[0], np.nan)
-    ns[rows] = got
-    _artificial_imps(ns, art)
-    return BoardScores("butler", ns, -ns, counts, counts < 2, datum=dt)
+    _raise_bad(_butler_kernel(off, sc, _NO_ART if art is None else art, ARTIFICIAL_IMPS,
+                              drops, datum == "median", _T, ns, ew, dt), sc, art)
+    return BoardScores("butler", ns, ew, counts, counts < 2, datum=dt)
 
 
 def neuberg(score: Any, n_results: Any, n_expected: Any, style: str = "2/1/0") -> Any:
@@ -649,8 +761,7 @@ def matchpoints(board_offsets: Any, ns_scores: Any, style: str = "2/1/0",
     and Neuberg-factored from their number ``n`` to ``N``; artificial results get
     60 / 50 / 40 % of the top. A board with ``N = 1`` has no top: NaN."""
     check_choice("matchpoints", "style", style, MP_STYLES)
-    off, sc, art = _prepare(board_offsets, ns_scores, artificial)
-    roff, values, rows, counts = _real_sorted(off, sc, art)
+    off, sc, art = _checked(board_offsets, ns_scores, artificial)
     n_boards = off.shape[0] - 1
     total = np.diff(off)
     if n_expected is None:
@@ -663,35 +774,16 @@ def matchpoints(board_offsets: Any, ns_scores: Any, style: str = "2/1/0",
             raise InputError(f"'n_expected' must be a whole number at least the number of "
                              f"results of each board; found {big_n[i]!r} for board {i} with "
                              f"{int(total[i])} results")
-    got = np.empty(values.shape[0], dtype=np.float64)
-    _matchpoints_sorted_kernel(roff, values, got)
-    n_row = np.repeat(counts, counts).astype(np.float64)
-    big_row = np.repeat(big_n, counts)
-    need = big_row != n_row
-    if need.any():  # Neuberg, in 2/1/0 units
-        got = np.where(need, (got + 1.0) * big_row / np.maximum(n_row, 1.0) - 1.0, got)
-    top2 = 2.0 * (big_n - 1.0)
-    ns = np.full(sc.shape[0], np.nan)
-    ns[rows] = got
-    if art is not None:
-        fake = art != 0
-        board_row = np.repeat(np.arange(n_boards), total)
-        ns[fake] = ARTIFICIAL_PERCENT[art[fake]] / 100.0 * top2[board_row[fake]]
-    top_row = np.repeat(top2, total)
+    ns, ew, ns_pct, ew_pct = (np.empty(sc.shape[0], dtype=np.float64) for _ in range(4))
+    counts = np.empty(n_boards, dtype=np.int64)
+    _raise_bad(_matchpoints_kernel(off, sc, _NO_ART if art is None else art,
+                                   ARTIFICIAL_PERCENT, big_n, style == "1/0.5/0", ns, ew,
+                                   ns_pct, ew_pct, counts), sc, art)
+    top = 2.0 * (big_n - 1.0)
     if style == "1/0.5/0":
-        ns = ns / 2.0
-        top_row = top_row / 2.0
-        top = top2 / 2.0
-    else:
-        top = top2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ns_pct = np.where(top_row > 0, 100.0 * ns / top_row, np.nan)
-    no_top = np.repeat(top <= 0, total)
-    ns = np.where(no_top, np.nan, ns)
-    ew = top_row - ns
+        top = top / 2.0
     return BoardScores("matchpoints", ns, ew, counts, (counts < 2) | (top <= 0),
-                       ns_percent=ns_pct, ew_percent=np.where(no_top, np.nan, 100.0 - ns_pct),
-                       top=top)
+                       ns_percent=ns_pct, ew_percent=ew_pct, top=top)
 
 
 # ----------------------------------------------------------------------------------
