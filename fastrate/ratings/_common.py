@@ -288,20 +288,24 @@ def game_terms(m, s0, score, buf, pred, g_num, pred_factor, k3):
     the square roots here rather than once per player and period, in scalar code):
     LLVM vectorises the loop.
     """
+    # slices, indexed from 0: an index s0 + j might be negative as far as the compiler
+    # knows, and the wraparound check would turn the loads and stores into gathers
+    scores = score[s0:s0 + m]
+    preds = pred[s0:s0 + m]
     for j in range(m):
         diff = buf[0, j]
         va = buf[1, j]
         vb = buf[2, j]
         ga = g_num / math.sqrt(1.0 + k3 * va)
         gb = g_num / math.sqrt(1.0 + k3 * vb)
-        s = score[s0 + j]
+        s = scores[j]
         e_ab = 1.0 / (1.0 + exp(-gb * diff))
         e_ba = 1.0 / (1.0 + exp(ga * diff))
         buf[4, j] = gb * gb * e_ab * (1.0 - e_ab)
         buf[5, j] = gb * (s - e_ab)
         buf[6, j] = ga * ga * e_ba * (1.0 - e_ba)
         buf[7, j] = ga * ((1.0 - s) - e_ba)
-        pred[s0 + j] = 1.0 / (1.0 + exp(-pred_factor * diff / math.sqrt(1.0 + k3 * (va + vb))))
+        preds[j] = 1.0 / (1.0 + exp(-pred_factor * diff / math.sqrt(1.0 + k3 * (va + vb))))
 
 
 @inline_kernel

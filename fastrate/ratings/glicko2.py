@@ -323,16 +323,19 @@ def _periods(white, black, score, period, starts, rec, failed, tau, epsilon, max
             game_terms(m, s0, score, buf, pred, 1.0, 1.0, k3)
             add_game_terms(m, s0, white, black, rec, buf)
         # steps 3-8 for everyone who played, in blocks: gather, solve, scatter
+        for t in range(min(block, nt)):
+            prefetch_row(rec, touched[t])
         for t0 in range(0, nt, block):
             m = min(block, nt - t0)
             for j in range(m):
-                if t0 + j + PREFETCH < nt:
-                    prefetch_row(rec, touched[t0 + j + PREFETCH])
                 x = touched[t0 + j]
                 w[_W_SIGMA, j] = rec[x, _VOL]
                 w[_W_PHI2, j] = rec[x, _PHI2]
                 w[_W_VSUM, j] = rec[x, _VSUM]
                 w[_W_DSUM, j] = rec[x, _DSUM]
+            # the next block's records load while this one is solved
+            for t in range(t0 + m, min(t0 + m + block, nt)):
+                prefetch_row(rec, touched[t])
             _solve_block(m, w, tau, inv_tau2, exp_mtau, epsilon, max_iterations)
             for j in range(m):
                 x = touched[t0 + j]
