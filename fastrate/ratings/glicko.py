@@ -197,18 +197,29 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
                 buf[2, j] = rec[b, _RD2]
             game_terms(m, s0, score, buf, pred, q, q, k3)
             add_game_terms(m, s0, white, black, rec, buf)
-        # step 2 for everyone who played
-        for t in range(nt):
-            if t + PREFETCH < nt:
-                prefetch_row(rec, touched[t + PREFETCH])
-            x = touched[t]
-            inv = 1.0 / rec[x, _RD2] + rec[x, _DSUM]
-            rec[x, _RATING] += rec[x, _RSUM] / inv
-            v = 1.0 / inv
-            if v < min_rd2:
-                v = min_rd2
-            rec[x, _RD2] = v
-            rec[x, _LAST] = p
+        # step 2 for everyone who played, in blocks: gather, compute (vectorised),
+        # scatter; the next block's records load while this one is computed
+        for t in range(min(block, nt)):
+            prefetch_row(rec, touched[t])
+        for t0 in range(0, nt, block):
+            m = min(block, nt - t0)
+            for j in range(m):
+                x = touched[t0 + j]
+                buf[0, j] = rec[x, _RD2]
+                buf[1, j] = rec[x, _DSUM]
+                buf[2, j] = rec[x, _RSUM]
+            for t in range(t0 + m, min(t0 + m + block, nt)):
+                prefetch_row(rec, touched[t])
+            for j in range(m):
+                inv = 1.0 / buf[0, j] + buf[1, j]
+                buf[3, j] = buf[2, j] / inv
+                v = 1.0 / inv
+                buf[4, j] = select(v < min_rd2, min_rd2, v)
+            for j in range(m):
+                x = touched[t0 + j]
+                rec[x, _RATING] += buf[3, j]
+                rec[x, _RD2] = buf[4, j]
+                rec[x, _LAST] = p
 
 
 # ----------------------------------------------------------------------------------
