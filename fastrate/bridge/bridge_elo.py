@@ -61,7 +61,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,12 +69,15 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number, require
 from fastrate.data import PlayerIndex, Ratings
 from fastrate.errors import ConfigError, InputError, InputTypeError
-from fastrate.ratings._common import LN10, logistic
+from fastrate.evaluate import Evaluation
+from fastrate.ratings._common import LN10, exp, records, select
 from fastrate.ratings._common import expected_score as _expected_score
-from fastrate.ratings.elo import _k_factor, _rating_lead
+from fastrate.ratings.elo import _k_factor
 
-__all__ = ["BridgeEloConfig", "BridgeRatings", "rate", "evaluate", "evaluate_ratings",
-           "expected_score", "field_adjustment", "burn_in_mask", "MODELS", "MARGINS"]
+__all__ = ["BridgeEloConfig", "BridgeRatings", "BridgeEvaluation", "Components", "rate",
+           "components", "evaluate", "evaluate_ratings",
+           "expected_score", "field_adjustment", "burn_in_mask", "partnership_ids", "MODELS",
+           "MARGINS"]
 
 MODELS = ("field", "plain", "artificial")
 MARGINS = ("none", "linear", "log")
@@ -189,6 +192,15 @@ class BridgeEloConfig:
 # kernels
 
 _MODEL = {name: i for i, name in enumerate(MODELS)}
+
+# Per-player working record: one 64-byte row (a cache line) holds everything a seat
+# reads and writes, so a table touches four cache lines of player data, not twenty.
+REC_RATING = 0  #: the rating
+REC_PENDING = 1  #: changes collected over the current period
+REC_STAMP = 2  #: index of the last period the player was listed in (-1 before)
+REC_PLAYED = 3  #: boards rated (a whole number, exact as float64 below 2**53)
+REC_LAST = 4  #: period of the last board rated (NaN: never)
+
 _MARGIN = {name: i for i, name in enumerate(MARGINS)}
 
 
@@ -221,30 +233,22 @@ def _table_value(count, bounds, values):
 
 
 @inline_kernel
-def _apply(q, change, k, use_kg, k_bounds, k_values, played, rating, by_period, pending,
-           stamp, touched, n_touched, flushes):
-    """Add player ``q``'s change (times his K) to his rating, or to his pending sum in
-    period mode (listing him once per period); return the new ``n_touched``."""
-    kq = _table_value(played[q], k_bounds, k_values) if use_kg else k
-    if by_period:
-        pending[q] += kq * change
-        if stamp[q] != flushes:
-            stamp[q] = flushes
-            touched[n_touched] = q
-            n_touched += 1
-    else:
-        rating[q] += kq * change
-    return n_touched
+def _bonus(n, table, bonus, n0):
+    """``B (1 - exp(-n/n0))``, from ``table`` (the same expression, computed once per
+    run for small n) when n is in it."""
+    if n < table.shape[0]:
+        return table[n]
+    return bonus * (1.0 - math.exp(-n / n0))
 
 
 @kernel
 def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns_score,
-                       ns_pid, ew_pid, rating, played, last_period, together,
+                       ns_pid, ew_pid, rec, together,
                        model, k, k_bounds, k_values, x_bounds, x_values,
                        factor, cap, draw_margin, win_points, thresholds, mov_mode, mov_scale,
                        bonus, n0, gamma_div, by_period,
-                       pending, stamp, touched, sa, sb, acc_ns, acc_ew, acc_e, rows,
-                       pred, outcome):  # pragma: no cover - jit
+                       touched, sa, sb, acc_ns, acc_ew, acc_e, m_delta, m_e, rows,
+                       bonus_table, pred, outcome):  # pragma: no cover - jit
     """Bridge Elo over boards in stored (chronological) order.
 
     A row is rated when ``imps`` (NS's cross-IMPs; NaN for artificial rows and boards
@@ -252,10 +256,13 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
     scratch ``sa``/``sb`` (length >= the largest board); pass 2 computes predictions,
     outcomes and changes (the artificial model first sums its matches into
     ``acc_*``). ``board_period``, ``ns_pid``/``ew_pid`` (partnership ids), ``k_bounds``
-    and ``x_bounds`` may have length 0 (absent). With ``by_period``, changes collect in
-    ``pending`` and apply when the period changes; otherwise right after the board
-    (every rating of a board is read in pass 1, each player sits once per board).
-    ``south == north`` (pairs rated as units) updates the unit once.
+    and ``x_bounds`` may have length 0 (absent). ``rec`` holds the player records
+    (``REC_*`` columns). With ``by_period``, changes collect in the records' pending
+    sums and apply when the period changes; otherwise right after the board
+    (every rating of a board is read in pass 1, each player sits once per board, so
+    his count of boards played can move on as soon as his K is known).
+    ``south == north`` (pairs rated as units) updates the unit once. The four seats are
+    a loop, not four inlined copies: LLVM compiles the copies 4-5x slower.
     """
     n_boards = offsets.shape[0] - 1
     has_period = board_period.shape[0] > 0
@@ -264,6 +271,9 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
     use_kx = x_bounds.shape[0] > 0
     n_touched = 0
     flushes = 0
+    if bonus != 0.0:
+        for i in range(bonus_table.shape[0]):
+            bonus_table[i] = bonus * (1.0 - math.exp(-i / n0))
     cur = board_period[0] if (has_period and n_boards > 0) else 0
     for bi in range(n_boards):
         lo = offsets[bi]
@@ -272,8 +282,8 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
         if by_period and p != cur:
             for t in range(n_touched):
                 q = touched[t]
-                rating[q] += pending[q]
-                pending[q] = 0.0
+                rec[q, REC_RATING] += rec[q, REC_PENDING]
+                rec[q, REC_PENDING] = 0.0
             n_touched = 0
             flushes += 1
             cur = p
@@ -286,49 +296,70 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 pred[r] = np.nan
                 outcome[r] = np.nan
                 continue
-            a = 0.5 * (rating[north[r]] + rating[south[r]])
-            b = 0.5 * (rating[east[r]] + rating[west[r]])
+            a = 0.5 * (rec[north[r], REC_RATING] + rec[south[r], REC_RATING])
+            b = 0.5 * (rec[east[r], REC_RATING] + rec[west[r], REC_RATING])
             if bonus != 0.0:
-                a += bonus * (1.0 - math.exp(-together[ns_pid[r]] / n0))
-                b += bonus * (1.0 - math.exp(-together[ew_pid[r]] / n0))
+                a += _bonus(together[ns_pid[r]], bonus_table, bonus, n0)
+                b += _bonus(together[ew_pid[r]], bonus_table, bonus, n0)
             sa[m] = a
             sb[m] = b
             rows[m] = r
             sum_a += a
             sum_b += b
             m += 1
-        if m < 2:
+        if m < 2:  # no comparison (only when given scores claim one)
+            for t in range(m):
+                pred[rows[t]] = np.nan
+                outcome[rows[t]] = np.nan
             continue
         inv = 1.0 / (m - 1)
+        lim = cap if cap > 0.0 else np.inf
         if model == 2:
-            # artificial matches: team {NS_i, EW_j} against team {NS_j, EW_i}, i < j
+            # artificial matches: team {NS_i, EW_j} against team {NS_j, EW_i}, i < j;
+            # the lead of team i is half the difference of the two tables' leads
             for t in range(m):
+                sa[t] = sa[t] - sb[t]  # the table's lead, NS over EW
+                sb[t] = ns_score[rows[t]]
                 acc_ns[t] = 0.0
                 acc_ew[t] = 0.0
                 acc_e[t] = 0.0
             for i in range(m):
-                ui = sa[i] - sb[i]
-                si = ns_score[rows[i]]
+                ui = sa[i]
+                si = sb[i]
+                # the matches of table i with the tables after it: a loop without
+                # branches or calls (select, call-free exp), which LLVM vectorises
                 for j in range(i + 1, m):
-                    d = _rating_lead(0.5 * (ui - (sa[j] - sb[j])), False, 0.0, cap)
-                    e = logistic(d, factor)
-                    diff = si - ns_score[rows[j]]
-                    s = 0.5
-                    if diff >= win_points:
-                        s = 1.0
-                    elif -diff >= win_points:
-                        s = 0.0
-                    delta = s - e
-                    if mov_mode != 0:
-                        delta *= _margin_multiplier(mov_mode, _imps_of(diff, thresholds),
-                                                    mov_scale)
-                    acc_ns[i] += delta
-                    acc_ew[j] += delta
-                    acc_ns[j] -= delta
-                    acc_ew[i] -= delta
-                    acc_e[i] += e
-                    acc_e[j] += 1.0 - e
-        inv_field = 1.0 / (gamma_div * m)
+                    d = min(max(0.5 * (ui - sa[j]), -lim), lim)
+                    e = 1.0 / (1.0 + exp(-d * factor))
+                    diff = si - sb[j]
+                    s = select(diff >= win_points, 1.0, select(-diff >= win_points, 0.0, 0.5))
+                    m_delta[j] = s - e
+                    m_e[j] = e
+                if mov_mode != 0:
+                    for j in range(i + 1, m):
+                        m_delta[j] *= _margin_multiplier(
+                            mov_mode, _imps_of(si - sb[j], thresholds), mov_scale)
+                for j in range(i + 1, m):
+                    acc_ew[j] += m_delta[j]
+                    acc_ns[j] -= m_delta[j]
+                    acc_e[j] += 1.0 - m_e[j]
+                tot_d = 0.0
+                tot_e = 0.0
+                for j in range(i + 1, m):
+                    tot_d += m_delta[j]
+                    tot_e += m_e[j]
+                acc_ns[i] += tot_d
+                acc_ew[i] -= tot_d
+                acc_e[i] += tot_e
+        else:
+            # NS's expected score at every table (field: gamma of eq. 4.7), vectorised
+            inv_field = 1.0 / (gamma_div * m) if model == 0 else 0.0
+            for t in range(m):
+                a = sa[t]
+                b = sb[t]
+                g = ((sum_b - b) - (sum_a - a)) * inv_field
+                d = min(max(a + g - b, -lim), lim)
+                acc_e[t] = 1.0 / (1.0 + exp(-d * factor))
         for t in range(m):
             r = rows[t]
             x = imps[r]
@@ -343,52 +374,42 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 d_ns = acc_ns[t] * inv
                 d_ew = acc_ew[t] * inv
             else:
-                a = sa[t]
-                b = sb[t]
-                g = 0.0
-                if model == 0:
-                    g = ((sum_b - b) - (sum_a - a)) * inv_field
-                d = _rating_lead(a + g - b, False, 0.0, cap)
-                e = logistic(d, factor)
+                e = acc_e[t]
                 pred[r] = e
                 d_ns = s - e
                 if mov_mode != 0:
                     d_ns *= _margin_multiplier(mov_mode, x, mov_scale)
                 d_ew = -d_ns
-            if use_kx:
-                d_ns *= _table_value(together[ns_pid[r]], x_bounds, x_values)
-                d_ew *= _table_value(together[ew_pid[r]], x_bounds, x_values)
-            q = north[r]
-            n_touched = _apply(q, d_ns, k, use_kg, k_bounds, k_values, played, rating,
-                               by_period, pending, stamp, touched, n_touched, flushes)
-            q2 = south[r]
-            if q2 != q:
-                n_touched = _apply(q2, d_ns, k, use_kg, k_bounds, k_values, played, rating,
-                                   by_period, pending, stamp, touched, n_touched, flushes)
-            q = east[r]
-            n_touched = _apply(q, d_ew, k, use_kg, k_bounds, k_values, played, rating,
-                               by_period, pending, stamp, touched, n_touched, flushes)
-            q2 = west[r]
-            if q2 != q:
-                n_touched = _apply(q2, d_ew, k, use_kg, k_bounds, k_values, played, rating,
-                                   by_period, pending, stamp, touched, n_touched, flushes)
-        # after the board: counts (K by games and experience use counts before a board)
-        for t in range(m):
-            r = rows[t]
+            if has_pid:
+                if use_kx:
+                    d_ns *= _table_value(together[ns_pid[r]], x_bounds, x_values)
+                    d_ew *= _table_value(together[ew_pid[r]], x_bounds, x_values)
+                # counts before the board were used in pass 1 and just above; each
+                # partnership and player is at one table of a board
+                together[ns_pid[r]] += 1
+                together[ew_pid[r]] += 1
             for j in range(4):
                 q = north[r] if j == 0 else (south[r] if j == 1 else (
                     east[r] if j == 2 else west[r]))
                 if (j == 1 and q == north[r]) or (j == 3 and q == east[r]):
-                    continue
-                played[q] += 1
-                last_period[q] = p
-            if has_pid:
-                together[ns_pid[r]] += 1
-                together[ew_pid[r]] += 1
+                    continue  # a pair rated as one unit
+                c = d_ns if j < 2 else d_ew
+                kq = _table_value(np.int64(rec[q, REC_PLAYED]), k_bounds, k_values) \
+                    if use_kg else k
+                rec[q, REC_PLAYED] += 1.0
+                rec[q, REC_LAST] = p
+                if by_period:
+                    rec[q, REC_PENDING] += kq * c
+                    if rec[q, REC_STAMP] != flushes:
+                        rec[q, REC_STAMP] = flushes
+                        touched[n_touched] = q
+                        n_touched += 1
+                else:
+                    rec[q, REC_RATING] += kq * c
     for t in range(n_touched):
         q = touched[t]
-        rating[q] += pending[q]
-        pending[q] = 0.0
+        rec[q, REC_RATING] += rec[q, REC_PENDING]
+        rec[q, REC_PENDING] = 0.0
 
 
 @inline_kernel
@@ -399,14 +420,15 @@ def _hash_slot(key, mask):
 
 
 @kernel
-def _partnership_ids_kernel(n, a, b, c, d, ns_pid, ew_pid):  # pragma: no cover - jit
+def _partnership_ids_kernel(n, a, b, c, d, last, ns_pid, ew_pid):  # pragma: no cover - jit
     """Partnership id of every row's NS pair (players ``a``, ``b``) and EW pair (``c``,
     ``d``), in order of first appearance, with an open-addressing hash table of the keys
-    ``min * n + max`` (grown by doubling at half load). Returns the keys by id."""
+    ``min * n + max`` (grown by doubling at half load). Players mostly keep their
+    partner, so ``last`` ((n, 2) int64, -1) remembers each player's last partnership
+    (the higher partner and its id) and answers most rows without the table. Returns
+    the keys by id."""
     rows = a.shape[0]
-    cap = 1024
-    while cap < 2 * min(2 * rows, 1 << 22):
-        cap *= 2
+    cap = 4096
     keys = np.full(cap, -1, dtype=np.int64)
     vals = np.empty(cap, dtype=np.int64)
     by_id = np.empty(max(cap // 2, 16), dtype=np.int64)
@@ -415,7 +437,15 @@ def _partnership_ids_kernel(n, a, b, c, d, ns_pid, ew_pid):  # pragma: no cover 
         for side in range(2):
             x = a[r] if side == 0 else c[r]
             y = b[r] if side == 0 else d[r]
-            key = min(x, y) * n + max(x, y)
+            lo = min(x, y)
+            hi = max(x, y)
+            if last[lo, 0] == hi:
+                if side == 0:
+                    ns_pid[r] = last[lo, 1]
+                else:
+                    ew_pid[r] = last[lo, 1]
+                continue
+            key = lo * n + hi
             mask = cap - 1
             slot = _hash_slot(key, mask)
             while keys[slot] != -1 and keys[slot] != key:
@@ -443,6 +473,8 @@ def _partnership_ids_kernel(n, a, b, c, d, ns_pid, ew_pid):  # pragma: no cover 
                             s2 = (s2 + 1) & mask
                         keys[s2] = by_id[i]
                         vals[s2] = i
+            last[lo, 0] = hi
+            last[lo, 1] = pid
             if side == 0:
                 ns_pid[r] = pid
             else:
@@ -450,106 +482,156 @@ def _partnership_ids_kernel(n, a, b, c, d, ns_pid, ew_pid):  # pragma: no cover 
     return by_id[:count].copy()
 
 
+# union-find records: one row of four int64 per player (32 bytes, so one cache miss
+# reaches both graphs' entries of a player)
+_UP = 0  #: parent in the board graph (-1: not seen)
+_PUP = 1  #: parent in the partnership graph
+_SIDE = 2  #: side (0/1) relative to the partnership parent; at a root: its odd flag
+
+
 @inline_kernel
-def _find(parent, x):
-    """Root of ``x`` (path halving)."""
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
+def _root(uf, x):
+    """Root of ``x`` in the board graph (path halving)."""
+    while uf[x, _UP] != x:
+        uf[x, _UP] = uf[uf[x, _UP], _UP]
+        x = uf[x, _UP]
     return x
 
 
 @inline_kernel
-def _find_parity(parent, par, x):
-    """Root of ``x`` and x's side (0/1) relative to it, compressing the path."""
-    r = x
-    p = 0
-    while parent[r] != r:
-        p ^= par[r]
-        r = parent[r]
-    y = x
-    py = p
-    while parent[y] != y:
-        nxt = parent[y]
-        pn = py ^ par[y]
-        parent[y] = r
-        par[y] = py
-        y = nxt
-        py = pn
-    return r, p
+def _root_side(uf, x):
+    """Root of ``x`` in the partnership graph and x's side (0/1) relative to it (path
+    halving, carrying the sides along; a root's side slot holds its odd flag)."""
+    s = 0
+    while True:
+        u = uf[x, _PUP]
+        if u == x:
+            return x, s
+        top = uf[u, _PUP]
+        if top == u:
+            return u, s ^ uf[x, _SIDE]
+        s2 = uf[x, _SIDE] ^ uf[u, _SIDE]
+        uf[x, _SIDE] = s2
+        uf[x, _PUP] = top
+        s ^= s2
+        x = top
+
+
+@inline_kernel
+def _join_partners(uf, x, y):
+    """Partners ``x`` and ``y`` sit on opposite sides: union them (the larger root
+    under the smaller), or flag an odd cycle when they are already on the same side of
+    one component. A partnership seen before usually still has one partner as the
+    other's parent: nothing more to read. A unit rated alone (``x == y``) is no
+    partnership."""
+    if x == y:
+        return
+    if (uf[y, _PUP] == x and uf[y, _SIDE] == 1) or (uf[x, _PUP] == y and uf[x, _SIDE] == 1):
+        return
+    rx, sx = _root_side(uf, x)
+    ry, sy = _root_side(uf, y)
+    if rx == ry:
+        if sx == sy:
+            uf[rx, _SIDE] = 1
+        return
+    if ry < rx:
+        rx, ry = ry, rx
+    if uf[ry, _SIDE] != 0:
+        uf[rx, _SIDE] = 1
+    uf[ry, _PUP] = rx
+    uf[ry, _SIDE] = sx ^ sy ^ 1
 
 
 @kernel
-def _components_kernel(n, offsets, north, south, east, west, pairs_only,
-                       out):  # pragma: no cover - jit
-    """``out[0]``: components of the board graph (players joined by playing one board)
-    among the players who played; ``out[1]``: components of the partnership graph;
-    ``out[2]``: partnership components with no odd cycle (bipartite: individual ratings
-    not identifiable). One union-find pass for the boards and one with parities for the
-    partners (a partnership joins its two players on opposite sides). With
-    ``pairs_only`` (pairs rated as units) there is no partnership graph."""
-    parent = np.arange(n)
-    seen = np.zeros(n, dtype=np.bool_)
+def _components_kernel(offsets, north, south, east, west, uf, out):  # pragma: no cover - jit
+    """Components of the board graph (players joined by playing one board; ``out[0]``)
+    and of the partnership graph (``out[1]``; ``out[2]``: those without an odd cycle),
+    over the players who appear. ``uf``: (n_players, 4) int64 scratch, column ``_UP``
+    -1. Union-find with path halving; once the players seen so far form one board
+    component, a row of known players is skipped after four reads, and a partnership
+    seen before usually costs no more."""
+    n_comp = 0
     for g in range(offsets.shape[0] - 1):
         lo = offsets[g]
-        if lo == offsets[g + 1]:
-            continue
-        ra = _find(parent, north[lo])
-        for i in range(lo, offsets[g + 1]):
+        root = -1
+        for r in range(lo, offsets[g + 1]):
+            fresh = False
             for j in range(4):
-                q = north[i] if j == 0 else (south[i] if j == 1 else (
-                    east[i] if j == 2 else west[i]))
-                seen[q] = True
-                rq = _find(parent, q)
-                if rq < ra:
-                    parent[ra] = rq
-                    ra = rq
-                elif rq > ra:
-                    parent[rq] = ra
-    n_comp = 0
-    for x in range(n):
-        if seen[x] and _find(parent, x) == x:
-            n_comp += 1
-    out[0] = n_comp
-    if pairs_only:
-        out[1] = n_comp
-        out[2] = 0
-        return
-    for x in range(n):
-        parent[x] = x
-    par = np.zeros(n, dtype=np.int64)
-    size = np.ones(n, dtype=np.int64)
-    odd = np.zeros(n, dtype=np.bool_)
-    for i in range(north.shape[0]):
-        for side in range(2):
-            x = north[i] if side == 0 else east[i]
-            y = south[i] if side == 0 else west[i]
-            rx, px = _find_parity(parent, par, x)
-            ry, py = _find_parity(parent, par, y)
-            if rx == ry:
-                if px == py:
-                    odd[rx] = True
-                continue
-            if size[rx] < size[ry]:
-                rx, ry = ry, rx
-            parent[ry] = rx
-            par[ry] = px ^ py ^ 1
-            size[rx] += size[ry]
-            if odd[ry]:
-                odd[rx] = True
+                q = north[r] if j == 0 else (south[r] if j == 1 else (
+                    east[r] if j == 2 else west[r]))
+                if uf[q, _UP] < 0:
+                    uf[q, _UP] = q
+                    uf[q, _PUP] = q
+                    uf[q, _SIDE] = 0
+                    n_comp += 1
+                    fresh = True
+            if fresh or n_comp > 1:
+                if root < 0:
+                    root = _root(uf, north[lo])
+                for j in range(4):
+                    q = north[r] if j == 0 else (south[r] if j == 1 else (
+                        east[r] if j == 2 else west[r]))
+                    rq = _root(uf, q)
+                    if rq < root:
+                        uf[root, _UP] = rq
+                        root = rq
+                        n_comp -= 1
+                    elif rq > root:
+                        uf[rq, _UP] = root
+                        n_comp -= 1
+            _join_partners(uf, north[r], south[r])
+            _join_partners(uf, east[r], west[r])
     n_part = 0
     n_bip = 0
-    for x in range(n):
-        if seen[x] and parent[x] == x:
+    for x in range(uf.shape[0]):
+        if uf[x, _UP] >= 0 and uf[x, _PUP] == x:
             n_part += 1
-            if not odd[x]:
+            if uf[x, _SIDE] == 0:
                 n_bip += 1
+    out[0] = n_comp
     out[1] = n_part
     out[2] = n_bip
 
 
 # ----------------------------------------------------------------------------------
 # results
+
+
+class Components(NamedTuple):
+    """Components of the graphs of :func:`components`."""
+
+    #: components of the board graph (players joined by playing the same board)
+    n_components: int
+    #: components of the partnership graph (players joined by partnering); 0 when the
+    #: boards name pairs only (pairs are rated as units)
+    n_partnership_components: int
+    #: partnership components without an odd cycle: individual ratings not identifiable
+    n_nonidentifiable: int
+
+
+def components(boards: Any) -> Components:
+    """Count the components that limit what ratings from pair results can tell, over
+    every row of ``boards`` (players who appear):
+
+    * the **board graph** joins all players of a board; ratings in different components
+      are on unrelated scales (as :meth:`Boards.components`);
+    * the **partnership graph** joins partners; pair results give only a pair's mean
+      rating, so a component without an odd cycle (a fixed partnership, or any
+      bipartite set of partnerships) leaves one direction free -- add ``t`` to one side
+      and subtract it from the other and no pair rating changes: its players'
+      individual ratings are **not identifiable** (as
+      :meth:`Boards.partnership_components`).
+
+    One O(rows) union-find pass; boards that name pairs only have no partnership graph.
+    """
+    index, north, south, east, west, pairs_only = _units(boards)
+    n = len(index)
+    uf = np.full((n, 4), -1, dtype=np.int64)
+    out = np.zeros(3, dtype=np.int64)
+    _components_kernel(boards.board_offsets, north, south, east, west, uf, out)
+    if pairs_only:
+        return Components(int(out[0]), 0, 0)
+    return Components(int(out[0]), int(out[1]), int(out[2]))
 
 
 @dataclass(eq=False)
@@ -561,7 +643,8 @@ class BridgeRatings(Ratings):
     ``stored_period``; ``rated`` (the rows with a prediction) and ``scored`` (rated and
     after the burn-in). ``outcome`` and ``period`` give input order.
 
-    Components: ``n_components`` (of the board graph: ratings in different components
+    Components (see :func:`components`; computed on first use, about 1 s for 22M
+    results): ``n_components`` (of the board graph: ratings in different components
     are on unrelated scales), ``n_partnership_components`` and ``n_nonidentifiable``
     (partnership components without an odd cycle, whose individual ratings the data
     cannot separate; see the module docstring). ``n_single_result_boards``: boards
@@ -573,11 +656,29 @@ class BridgeRatings(Ratings):
     rated: np.ndarray | None = None
     scored: np.ndarray | None = None
     order: np.ndarray | None = field(default=None, repr=False)
-    n_components: int = 0
-    n_partnership_components: int = 0
-    n_nonidentifiable: int = 0
     n_single_result_boards: int = 0
     n_partnerships: int | None = None
+    boards: Any = field(default=None, repr=False)
+    _components: Components | None = field(default=None, repr=False)
+
+    @property
+    def components(self) -> Components:
+        """Board and partnership components of the rated boards (computed once)."""
+        if self._components is None:
+            self._components = components(self.boards)
+        return self._components
+
+    @property
+    def n_components(self) -> int:
+        return self.components.n_components
+
+    @property
+    def n_partnership_components(self) -> int:
+        return self.components.n_partnership_components
+
+    @property
+    def n_nonidentifiable(self) -> int:
+        return self.components.n_nonidentifiable
 
     def __repr__(self) -> str:
         return (f"BridgeRatings({self.config.model if self.config else '?'}, {len(self)} "
@@ -781,7 +882,8 @@ def partnership_ids(boards: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     ns = np.empty(boards.n_results, dtype=np.int64)
     ew = np.empty(boards.n_results, dtype=np.int64)
     n = max(len(index), 1)
-    keys = _partnership_ids_kernel(np.int64(n), a, b, c, d, ns, ew)
+    last = np.full((len(index), 2), -1, dtype=np.int64)
+    keys = _partnership_ids_kernel(np.int64(n), a, b, c, d, last, ns, ew)
     return ns, ew, keys // n, keys % n
 
 
@@ -816,15 +918,22 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
     together = np.zeros(n_pairs or 0, dtype=np.int64)
     has_period = boards.board_period is not None
     by_period = config.update == "period" and has_period
+    if has_period and boards.n_boards and max(-int(boards.board_period[0]),
+                                              int(boards.board_period[-1])) >= 2**53:
+        raise InputError("rating periods must be numbered below 2**53 in magnitude; found "
+                         f"{int(boards.board_period[-1])}")
     scored = burn_in_mask(boards, int(config.burn_in))
     offsets = boards.board_offsets
     max_t = int(np.diff(offsets).max()) if boards.n_boards else 0
-    sa, sb, acc_ns, acc_ew, acc_e = (np.empty(max_t, dtype=np.float64) for _ in range(5))
+    sa, sb, acc_ns, acc_ew, acc_e, m_delta, m_e = (np.empty(max_t, dtype=np.float64)
+                                                   for _ in range(7))
     rows = np.empty(max_t, dtype=np.int64)
-    m = n_units if by_period else 0
-    pending = np.zeros(m, dtype=np.float64)
-    stamp = np.full(m, -1, dtype=np.int64)
-    touched = np.zeros(m, dtype=np.int64)
+    rec = records(n_units)
+    rec[:, REC_RATING] = rating
+    rec[:, REC_STAMP] = -1.0
+    rec[:, REC_PLAYED] = played
+    rec[:, REC_LAST] = np.where(last == _NO_PERIOD, np.nan, last.astype(np.float64))
+    touched = np.zeros(n_units if by_period else 0, dtype=np.int64)
     pred = np.empty(boards.n_results, dtype=np.float64)
     outcome = np.empty(boards.n_results, dtype=np.float64)
     k_bounds, k_values = _table_arrays(config.k_games)
@@ -833,17 +942,20 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
 
     _bridge_elo_kernel(offsets, boards.board_period if has_period else _EMPTY_I,
                        north, south, east, west, imps, require(boards.ns_score, np.float64),
-                       ns_pid, ew_pid, rating, played, last, together,
+                       ns_pid, ew_pid, rec, together,
                        _MODEL[config.model], float(config.k), k_bounds, k_values,
                        x_bounds, x_values, LN10 / config.scale, float(config.cap or 0.0),
                        float(config.draw_margin), _win_points(config.draw_margin),
                        IMP_THRESHOLDS, _MARGIN[config.margin], float(config.margin_scale),
                        float(config.experience_bonus), float(config.experience_n0),
                        float(config.gamma_divisor), by_period,
-                       pending, stamp, touched, sa, sb, acc_ns, acc_ew, acc_e, rows,
+                       touched, sa, sb, acc_ns, acc_ew, acc_e, m_delta, m_e, rows,
+                       np.empty(4096 if config.experience_bonus else 0, dtype=np.float64),
                        pred, outcome)
-    comp = np.zeros(3, dtype=np.int64)
-    _components_kernel(np.int64(n_units), offsets, north, south, east, west, pairs_only, comp)
+    rating = rec[:, REC_RATING].copy()
+    played = rec[:, REC_PLAYED].astype(np.int64)
+    last_f = rec[:, REC_LAST]
+    last = np.where(np.isnan(last_f), _NO_PERIOD, np.nan_to_num(last_f)).astype(np.int64)
     rated = pred == pred
     scored &= rated
     if has_period:
@@ -856,8 +968,7 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
         last_period=last if has_period else None,
         stored_predictions=pred, stored_outcome=outcome, stored_period=stored_period,
         rated=rated, scored=scored, order=boards.order,
-        n_components=int(comp[0]), n_partnership_components=int(comp[1]),
-        n_nonidentifiable=int(comp[2]),
+        boards=boards,
         n_single_result_boards=boards.n_single_result_boards, n_partnerships=n_pairs)
 
 
@@ -865,6 +976,14 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
 # evaluation
 
 NULL_LABEL = "null (50%)"
+
+
+class BridgeEvaluation(Evaluation):
+    """:class:`fastrate.evaluate.Evaluation` of table results (``n_games`` counts the
+    rated results)."""
+
+    def __str__(self) -> str:
+        return super().__str__().replace(" games scored", " rated table results scored", 1)
 
 
 def _configs(configs: Any) -> list[tuple[str, BridgeEloConfig]]:
@@ -902,7 +1021,6 @@ def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[A
     runs). A ``null (50%)`` row (always 0.5) comes first when ``null``. Returns a
     :class:`fastrate.evaluate.Evaluation` (log loss, deviance, Brier, RMSE, accuracy)."""
     from fastrate import metrics
-    from fastrate.evaluate import Evaluation
 
     metrics._check_draws(draws)
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
@@ -925,8 +1043,8 @@ def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[A
     for label, p in preds:
         rows.append({"system": label, **metrics.summary(p, y, draws=draws)})
         tables[label] = metrics.calibration(p, y, bins=bins)
-    return Evaluation(rows, tables, int(items[0][1].rated.sum()), int(burn_in), draws,
-                      {label: r for label, r in items})
+    return BridgeEvaluation(rows, tables, int(items[0][1].rated.sum()), int(burn_in),
+                            draws, {label: r for label, r in items})
 
 
 def evaluate(boards: Any, configs: Any = None, burn_in: int | None = None,
