@@ -67,4 +67,15 @@ def run(verbose: bool = False) -> list[str]:
     done.append("pairing")
     if verbose:
         print("compiled pairing")
+    from fastrate.bridge import bridge_elo
+    from fastrate.bridge.boards import Boards
+
+    tiny = Boards.from_arrays([1, 1, 2, 2], [420.0, -50.0, 100.0, 140.0],
+                              north=["a", "c", "a", "c"], south=["b", "d", "b", "d"],
+                              east=["e", "g", "e", "g"], west=["f", "h", "f", "h"],
+                              period=[0, 0, 1, 1])
+    bridge_elo.rate(tiny, bridge_elo.BridgeEloConfig(experience_bonus=10.0))
+    done.append("bridge_elo")
+    if verbose:
+        print("compiled bridge_elo")
     return done
