@@ -203,3 +203,8 @@ def score_command(file, method, drop, datum, style, input_format, output, fmt) -
     for i in order.tolist():
         click.echo(f"{totals['pair'][i]:<{width}}  {totals['boards'][i]:>6}  "
                    f"{totals['total'][i]:>12.2f}  {totals['mean'][i]:>8.2f}", err=err)
+
+
+from fastrate.cli.bridge_rate import rate_command  # noqa: E402
+
+bridge_group.add_command(rate_command)
