@@ -23,7 +23,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from fastrate._numba import inline_kernel, kernel
+from fastrate._numba import inline_kernel
 
 LN10 = math.log(10.0)
 
@@ -229,7 +229,7 @@ def period_starts(period: np.ndarray) -> np.ndarray:
 # Columns shared by both systems (the others are each system's own):
 REC_STAMP = 0  #: index of the last period the player was listed in (-1 before)
 REC_LEVEL = 1  #: rating (Glicko) or mu (Glicko-2)
-REC_G = 2  #: free (g of a deviation is computed per game, in the vectorised loop)
+REC_GAMES = 2  #: games played in this run (counted as the kernel lists the player)
 REC_VAR = 3  #: RD^2 (Glicko) or phi^2 (Glicko-2) at the onset of the period
 REC_INFO = 4  #: sum of g^2 E (1 - E) over the period (1/d^2 or 1/v, before the q^2 factor)
 REC_DELTA = 5  #: sum of g (s - E) over the period
@@ -272,9 +272,9 @@ def last_as_float(games, state) -> np.ndarray:
     return np.where(never, math.nan, last.astype(np.float64))
 
 
-def games_played_in(games, counts: np.ndarray) -> None:
-    """Add the games each player plays in ``games`` to ``counts`` (int64, in place)."""
-    count_games(games.white, games.black, counts)
+def add_games_played(rec: np.ndarray, counts: np.ndarray) -> None:
+    """Add the games the kernel counted in column ``REC_GAMES`` to ``counts`` (int64)."""
+    counts += rec[:, REC_GAMES].astype(np.int64)
 
 
 @inline_kernel
@@ -319,11 +319,3 @@ def add_game_terms(m, s0, white, black, rec, buf):
         rec[a, REC_DELTA] += buf[5, j]
         rec[b, REC_INFO] += buf[6, j]
         rec[b, REC_DELTA] += buf[7, j]
-
-
-@kernel
-def count_games(white, black, counts):
-    """``counts[x] +=`` the number of games player ``x`` plays in ``white``/``black``."""
-    for i in range(white.shape[0]):
-        counts[white[i]] += 1
-        counts[black[i]] += 1

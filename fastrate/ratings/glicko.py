@@ -50,14 +50,15 @@ from fastrate.ratings._common import (
     LN10,
     PREFETCH,
     REC_DELTA,
+    REC_GAMES,
     REC_INFO,
     REC_LAST,
     REC_LEVEL,
     REC_STAMP,
     REC_VAR,
     add_game_terms,
+    add_games_played,
     game_terms,
-    games_played_in,
     last_as_float,
     period_starts,
     prefetch_row,
@@ -127,9 +128,9 @@ class GlickoConfig:
 # kernel
 
 
-# Columns of Glicko's player records (see fastrate.ratings._common; columns 2 and 6
-# unused, keeping a row at 64 bytes): the onset rating, RD^2, the sums 1/d^2 (before
-# q^2) and sum g (s - E), and the last period.
+# Columns of Glicko's player records (see fastrate.ratings._common; column 6 unused,
+# keeping a row at 64 bytes): the onset rating, the games counted, RD^2, the sums 1/d^2
+# (before q^2) and sum g (s - E), and the last period.
 _STAMP, _RATING, _RD2, _DSUM, _RSUM, _LAST = (REC_STAMP, REC_LEVEL, REC_VAR, REC_INFO, REC_DELTA,
                                              REC_LAST)
 
@@ -147,6 +148,7 @@ def _touch(rec, x, fk, p, c2, max_rd2, touched, nt):
     rec[x, _DSUM] = select(first, 0.0, rec[x, _DSUM])
     rec[x, _RSUM] = select(first, 0.0, rec[x, _RSUM])
     rec[x, _STAMP] = fk
+    rec[x, REC_GAMES] += 1.0
     touched[nt] = x
     return nt + first
 
@@ -161,7 +163,7 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
     float64) holds per player the index of the last period he played in (-1 before),
     his rating and ``RD^2`` as of the onset of the period, the sums ``1/d^2`` (before
     ``q^2``) and ``sum g (s - E)`` (times ``q``) and his last period (NaN: none); column
-    2 is free. ``touched`` (n_players + 1: the branch-free listing writes one past the
+    2 counts his games. ``touched`` (n_players + 1: the branch-free listing writes one past the
     last player) and ``buf`` (8 x block) are scratch. Each period costs O(games in it).
     Updates ``rec``, writes ``pred``.
 
@@ -323,7 +325,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
                    float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
                    np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), pred)
     played = rec[:, _STAMP] >= 0.0
-    games_played_in(games, state.games_played)
+    add_games_played(rec, state.games_played)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = rec[played, _RATING]

@@ -57,15 +57,16 @@ from fastrate.ratings._common import (
     BLOCK,
     PREFETCH,
     REC_DELTA,
+    REC_GAMES,
     REC_INFO,
     REC_LAST,
     REC_LEVEL,
     REC_STAMP,
     REC_VAR,
     add_game_terms,
+    add_games_played,
     exp,
     game_terms,
-    games_played_in,
     last_as_float,
     log,
     period_starts,
@@ -196,6 +197,7 @@ def _touch(rec, x, fk, p, touched, nt):
     rec[x, _VSUM] = select(first, 0.0, rec[x, _VSUM])
     rec[x, _DSUM] = select(first, 0.0, rec[x, _DSUM])
     rec[x, _STAMP] = fk
+    rec[x, REC_GAMES] += 1.0
     touched[nt] = x
     return nt + first
 
@@ -355,7 +357,7 @@ def _glicko2_kernel(white, black, score, period, starts, rec, failed, tau, epsil
     is the absolute number of period ``k``. ``rec`` (n_players x 8 float64) holds per
     player the index of the last period he played in (-1 before), ``mu`` and ``phi^2``
     as of the onset of the period, the sums ``1/v`` and ``sum g (s - E)``, his
-    volatility and his last period (NaN: none); column 2 is free. ``failed[x]``
+    volatility and his last period (NaN: none); column 2 counts his games. ``failed[x]``
     is set to 2 when player x's volatility solve did not converge and to 0 when it
     did. ``touched`` (n_players + 1) is scratch; ``buf`` is not used (kept for
     callers; the kernel has its own scratch). Each period costs O(games in it). The
@@ -458,7 +460,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
                     int(config.max_iterations), np.empty(n + 1, dtype=np.int64),
                     np.empty((BLOCK, 8)), pred)
     played = rec[:, _STAMP] >= 0.0
-    games_played_in(games, state.games_played)
+    add_games_played(rec, state.games_played)
     if games.period is not None:
         state.last_period[played] = rec[played, _LAST].astype(np.int64)
     state.rating[played] = 1500.0 + scale * rec[played, _MU]
