@@ -180,12 +180,19 @@ def test_integer_ids_take_the_direct_table_with_the_same_numbering(shift):
         np.testing.assert_array_equal(getattr(fast, f), getattr(text, f))
     assert fast.board_event.tolist() == [int(x[2:]) for x in text.board_event.tolist()]
     assert fast.board_number.dtype == np.int16
-    # Arrow columns take the same path
+    # Arrow columns are streamed chunk by chunk (uneven chunks, an empty one, timestamps
+    # in seconds): the same boards
     table = pa.table({"event": event, "board": board, "time": time, **seats,
                       "ns_score": score})
+    empty = table.slice(0, 1).to_batches()[0].slice(0, 0)
+    table = pa.Table.from_batches(table.slice(0, 5).to_batches() + [empty]
+                                  + table.slice(5).to_batches(max_chunksize=777))
+    assert table.column("north").num_chunks > 3
     arrow = boards_from_table(table, period="3d")
-    for f in ("board_offsets", "order", "north", "west", "ns_score", "board_number"):
+    for f in ("board_offsets", "order", "board_period", "north", "south", "east", "west",
+              "ns_score", "time", "board_number", "board_event"):
         np.testing.assert_array_equal(getattr(fast, f), getattr(arrow, f))
+    assert arrow.players.names.tolist() == fast.players.names.tolist()
     # a player twice on a board is still found
     key = event.astype(np.int64) * 16 + board
     keys, counts = np.unique(key, return_counts=True)

@@ -150,33 +150,57 @@ def _check_seats_kernel(offsets, s0, s1, s2, s3, width, score, artificial, n_ids
 
 
 @kernel
-def _group_by_two_kernel(ev, bd, emin, bmin, brange, n_keys, order, offsets,
-                         first_row):  # pragma: no cover - jit
-    """:func:`_group_by_key_kernel` of the key ``(ev - emin) * brange + (bd - bmin)``
-    (integer event and board columns), computed on the fly."""
-    n = ev.shape[0]
-    rank = np.full(n_keys, -1, dtype=np.int64)
-    count = np.zeros(n_keys, dtype=np.int64)
-    g = 0
-    for i in range(n):
-        k = (ev[i] - emin) * brange + (bd[i] - bmin)
+def _group_count_kernel(ev, bd, row0, emin, bmin, brange, rank, count, first_row,
+                        g):  # pragma: no cover - jit
+    """First pass of grouping by the key ``(ev - emin) * brange + (bd - bmin)`` (``ev``
+    empty: ``bd - bmin``) over one chunk of rows starting at input row ``row0``: groups
+    numbered by first appearance (``rank``), their sizes and first rows. Returns the
+    number of groups so far."""
+    has_ev = ev.shape[0] > 0
+    for i in range(bd.shape[0]):
+        k = (bd[i] - bmin) + ((ev[i] - emin) * brange if has_ev else 0)
         if rank[k] < 0:
             rank[k] = g
-            first_row[g] = i
+            first_row[g] = row0 + i
             g += 1
         count[k] += 1
+    return g
+
+
+@kernel
+def _group_offsets_kernel(rank, count, g, offsets):  # pragma: no cover - jit
+    """CSR offsets of the ``g`` groups from :func:`_group_count_kernel`."""
     offsets[0] = 0
-    for k in range(n_keys):
+    for k in range(rank.shape[0]):
         if rank[k] >= 0:
             offsets[rank[k] + 1] = count[k]
     for j in range(g):
         offsets[j + 1] += offsets[j]
-    fill = offsets[:g].copy()
-    for i in range(n):
-        r = rank[(ev[i] - emin) * brange + (bd[i] - bmin)]
-        order[fill[r]] = i
+
+
+@kernel
+def _group_fill_kernel(ev, bd, row0, emin, bmin, brange, rank, fill,
+                       order):  # pragma: no cover - jit
+    """Second pass: each row of the chunk into the next slot of its group (stable)."""
+    has_ev = ev.shape[0] > 0
+    for i in range(bd.shape[0]):
+        r = rank[(bd[i] - bmin) + ((ev[i] - emin) * brange if has_ev else 0)]
+        order[fill[r]] = row0 + i
         fill[r] += 1
-    return g
+
+
+@kernel
+def _inverse_kernel(order, pos):  # pragma: no cover - jit
+    """``pos[order[p]] = p``: where each input row is stored."""
+    for p in range(order.shape[0]):
+        pos[order[p]] = p
+
+
+@kernel
+def _scatter_kernel(src, mult, pos, row0, out):  # pragma: no cover - jit
+    """``out[pos[row0 + i]] = src[i] * mult``: one chunk of a column into stored order."""
+    for i in range(src.shape[0]):
+        out[pos[row0 + i]] = src[i] * mult
 
 
 @kernel
@@ -199,13 +223,12 @@ def _first_seen_kernel(v, base, size, codes, first):  # pragma: no cover - jit
 
 
 @kernel
-def _seat_table_kernel(a, b, c, d, base, size, names):  # pragma: no cover - jit
-    """:meth:`PlayerIndex.intern` of four integer seat columns by a direct table: the id
-    of value ``v`` is ``rank[v - base]``, in order of first appearance reading row by row
-    (N, S, E, W of row 0, then row 1...), exactly as the hashing path numbers them;
-    ``names`` gets the values. Returns (number of players, rank)."""
-    rank = np.full(size, -1, dtype=np.int64)
-    g = 0
+def _seat_table_kernel(a, b, c, d, base, rank, names, g):  # pragma: no cover - jit
+    """:meth:`PlayerIndex.intern` of four integer seat columns (one chunk of rows at a
+    time) by a direct table: the id of value ``v`` is ``rank[v - base]``, in order of
+    first appearance reading row by row (N, S, E, W of row 0, then row 1...), exactly as
+    the hashing path numbers them; ``names`` gets the values. Returns the number of
+    players so far."""
     for i in range(a.shape[0]):
         for j in range(4):
             x = _seat(a, b, c, d, i, j)
@@ -214,14 +237,15 @@ def _seat_table_kernel(a, b, c, d, base, size, names):  # pragma: no cover - jit
                 rank[k] = g
                 names[g] = x
                 g += 1
-    return g, rank
+    return g
 
 
 @kernel
-def _gather_ids_kernel(rank, base, a, b, c, d, order, ia, ib, ic, id_):  # pragma: no cover
-    """Player ids of the four seats in grouped order: ``ia[p] = rank[a[order[p]] - base]``."""
-    for p in range(order.shape[0]):
-        i = order[p]
+def _scatter_ids_kernel(rank, base, a, b, c, d, pos, row0, ia, ib, ic,
+                        id_):  # pragma: no cover - jit
+    """The four seats' player ids of one chunk of rows, into stored order."""
+    for i in range(a.shape[0]):
+        p = pos[row0 + i]
         ia[p] = rank[a[i] - base]
         ib[p] = rank[b[i] - base]
         ic[p] = rank[c[i] - base]
@@ -253,6 +277,91 @@ def _int_numpy(values: Any) -> np.ndarray | None:
     if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "iu":
         return values
     return None
+
+
+class _Chunks:
+    """A column as NumPy pieces (Arrow chunks are read in place, a NumPy array is one
+    piece), so kernels can stream it without first copying it into one array."""
+
+    __slots__ = ("parts", "starts", "n")
+
+    def __init__(self, parts: list[np.ndarray]):
+        self.parts = [p for p in parts if p.shape[0]]
+        sizes = [p.shape[0] for p in self.parts]
+        self.starts = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+        self.n = int(self.starts[-1])
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.parts[0].dtype
+
+    def range(self) -> tuple[int, int]:
+        return (min(int(p.min()) for p in self.parts), max(int(p.max()) for p in self.parts))
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """Values at (few) input rows."""
+        piece = np.searchsorted(self.starts, rows, side="right") - 1
+        out = np.empty(rows.shape[0], dtype=self.dtype)
+        by = np.argsort(piece, kind="stable")
+        bounds = np.searchsorted(piece[by], np.arange(len(self.parts) + 1))
+        for c, part in enumerate(self.parts):
+            sel = by[bounds[c]:bounds[c + 1]]
+            if sel.shape[0]:
+                out[sel] = part[rows[sel] - self.starts[c]]
+        return out
+
+    def scatter(self, pos: np.ndarray, out: np.ndarray, mult: int = 1) -> np.ndarray:
+        """``out[pos[i]] = value of row i * mult`` (into stored order)."""
+        for c, part in enumerate(self.parts):
+            _scatter_kernel(part, np.int64(mult), pos, np.int64(self.starts[c]), out)
+        return out
+
+
+def _int_chunks(values: Any) -> _Chunks | None:
+    """An integer column without missing values as :class:`_Chunks`, else None."""
+    import pyarrow as pa
+
+    if _is_arrow_array(values):
+        if values.null_count or not pa.types.is_integer(values.type) or not len(values):
+            return None
+        chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+        return _Chunks([arrow_to_numpy(c) for c in chunks])
+    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "iu" \
+            and values.shape[0]:
+        return _Chunks([values])
+    return None
+
+
+#: nanoseconds per unit of a datetime64 / Arrow timestamp
+_NS_PER = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
+
+
+def _time_chunks(values: Any) -> tuple[_Chunks, int] | None:
+    """A date-time column (Arrow timestamps without nulls, or NumPy datetime64) as int64
+    pieces and the multiplier to nanoseconds -- what :func:`parse_time` would give, read
+    in place -- or None (then :func:`parse_time` handles it, and its errors)."""
+    import pyarrow as pa
+
+    if _is_arrow_array(values):
+        if values.null_count or not pa.types.is_timestamp(values.type):
+            return None
+        chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+        parts = [arrow_to_numpy(c) for c in chunks]
+    elif isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind == "M":
+        parts = [values]
+    else:
+        return None
+    unit = np.datetime_data(parts[0].dtype)[0] if parts else "ns"
+    if unit not in _NS_PER or any(np.isnat(p).any() for p in parts):
+        return None
+    ch = _Chunks([p.view(np.int64) for p in parts])
+    if not ch.n:
+        return None
+    lo, hi = ch.range()
+    limit = np.iinfo(np.int64).max // _NS_PER[unit]
+    if not -limit <= lo <= hi <= limit:
+        return None
+    return ch, _NS_PER[unit]
 
 
 def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.ndarray]:
@@ -287,16 +396,20 @@ def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.nda
 
 class _DirectSeats:
     """Seat columns interned by a direct table (:func:`_seat_table_kernel`); their ids
-    are looked up only in grouped order, so no per-row ids in input order are built."""
+    are written straight into stored order, so no per-row ids in input order are built."""
 
     __slots__ = ("cols", "rank", "base")
 
-    def __init__(self, cols: list[np.ndarray], rank: np.ndarray, base: int):
+    def __init__(self, cols: list[_Chunks], rank: np.ndarray, base: int):
         self.cols, self.rank, self.base = cols, rank, base
 
-    def grouped(self, order: np.ndarray) -> list[np.ndarray]:
-        out = [np.empty(order.shape[0], dtype=np.int64) for _ in range(4)]
-        _gather_ids_kernel(self.rank, np.int64(self.base), *self.cols, order, *out)
+    def grouped(self, pos: np.ndarray) -> list[np.ndarray]:
+        out = [np.empty(pos.shape[0], dtype=np.int64) for _ in range(4)]
+        a = self.cols[0]
+        for c in range(len(a.parts)):
+            _scatter_ids_kernel(self.rank, np.int64(self.base),
+                                *(col.parts[c] for col in self.cols), pos,
+                                np.int64(a.starts[c]), *out)
         return out
 
 
@@ -305,25 +418,30 @@ def _intern_seats(seats: list[Any], source: Source
     """``PlayerIndex.intern(north, south, east, west)``; integer ids of one dtype and a
     small range (the usual numeric player ids) take a direct table instead of hashing,
     with the same ids."""
-    cols = [_int_numpy(s) for s in seats]
-    if all(c is not None for c in cols) and len({c.dtype for c in cols}) == 1:  # type: ignore[union-attr]
-        n = cols[0].shape[0]  # type: ignore[union-attr]
-        rngs = [_direct_range(c, 4 * n) for c in cols]  # type: ignore[arg-type]
-        if all(r is not None for r in rngs) and n:
-            lo = min(r[0] for r in rngs)  # type: ignore[index]
-            hi = max(r[0] + r[1] - 1 for r in rngs)  # type: ignore[index]
-            size = hi - lo + 1
-            if size <= min(16 * n + 1024, _DIRECT_MAX):
-                names = np.empty(min(size, 4 * n), dtype=cols[0].dtype)  # type: ignore[union-attr]
-                g, rank = _seat_table_kernel(*cols, np.int64(lo), size, names)
-                return PlayerIndex(names[:g].copy()), _DirectSeats(cols, rank, lo)  # type: ignore[arg-type]
+    cols = [_int_chunks(s) for s in seats]
+    if all(c is not None for c in cols) and len({c.dtype for c in cols}) == 1 and \
+            len({tuple(c.starts) for c in cols}) == 1:  # type: ignore[union-attr]
+        n = cols[0].n  # type: ignore[union-attr]
+        rngs = [c.range() for c in cols]  # type: ignore[union-attr]
+        lo = min(r[0] for r in rngs)
+        hi = max(r[1] for r in rngs)
+        size = hi - lo + 1
+        if size <= min(16 * n + 1024, _DIRECT_MAX):
+            names = np.empty(min(size, 4 * n), dtype=cols[0].dtype)  # type: ignore[union-attr]
+            rank = np.full(size, -1, dtype=np.int64)
+            g = 0
+            for c in range(len(cols[0].parts)):  # type: ignore[union-attr]
+                g = _seat_table_kernel(*(col.parts[c] for col in cols),  # type: ignore[union-attr]
+                                       np.int64(lo), rank, names, g)
+            return PlayerIndex(names[:g].copy()), _DirectSeats(cols, rank, lo)  # type: ignore[arg-type]
     return PlayerIndex.intern(*seats, names=_SEATS, source=source)
 
 
-def _grouped_seats(ids: list[np.ndarray] | _DirectSeats, order: np.ndarray) -> list[np.ndarray]:
-    """The four seat id arrays in grouped order."""
+def _grouped_seats(ids: list[np.ndarray] | _DirectSeats, order: np.ndarray,
+                   pos: Any) -> list[np.ndarray]:
+    """The four seat id arrays in stored order (``pos()`` gives each row's position)."""
     if isinstance(ids, _DirectSeats):
-        return ids.grouped(order)
+        return ids.grouped(pos())
     return [require(a[order], np.int64) for a in ids]
 
 
@@ -524,22 +642,24 @@ class Boards:
         vul = None
         if vulnerable is not None:
             vul = _vulnerability_codes(col(vulnerable, "vulnerable"), src)
-        board_arr = as_1d(b, "board")
+        sc_chunks = None  # integer points: written as float64 straight into stored order
+        sc = np.zeros(0)
         if ns_score is not None:
-            sc = _int_numpy(col(ns_score, "ns_score"))  # integers: converted once grouped
-            if sc is None:
+            sc_chunks = _int_chunks(col(ns_score, "ns_score")) if art is None else None
+            if sc_chunks is None:
                 sc = as_float64(col(ns_score, "ns_score"), "ns_score", src, allow_nan=True)
         elif contract is not None:
             sc = _scores_from_contracts(col(contract, "contract"), col(declarer, "declarer"),
                                         col(tricks, "tricks"),
-                                        board_arr if vul is None else 1, vul, src)
+                                        as_1d(b, "board") if vul is None else 1, vul, src)
         else:
             raise InputError("no scores: give ns_score, or contract and declarer")
-        bad = np.zeros(1, dtype=np.bool_) if sc.dtype.kind in "iu" else (
-            ~np.isfinite(sc) if art is None else (~np.isfinite(sc) & (art == 0)))
-        if bad.any():
-            raise fail_at("ns_score", "must be a finite number of points for a real result "
-                          "(mark averages with 'artificial')", sc, int(np.argmax(bad)), src)
+        if sc_chunks is None:
+            bad = ~np.isfinite(sc) if art is None else (~np.isfinite(sc) & (art == 0))
+            if bad.any():
+                raise fail_at("ns_score", "must be a finite number of points for a real "
+                              "result (mark averages with 'artificial')", sc,
+                              int(np.argmax(bad)), src)
         if art is not None:
             sc = np.where(art != 0, np.nan, sc)
 
@@ -570,21 +690,40 @@ class Boards:
 
         # boards: (event, board) -> dense key, grouped by first appearance
         order = np.empty(n, dtype=np.int64)
-        ev_np = None if event is None else _int_numpy(col(event, "event"))
-        bd_np = _int_numpy(b)
-        er = None if ev_np is None else _direct_range(ev_np, n)
-        br = None if bd_np is None else _direct_range(bd_np, n)
-        if er is not None and br is not None and er[1] * br[1] <= min(4 * n + 1024,
-                                                                      _DIRECT_MAX):
-            # integer events and boards: the key straight from the two columns
-            n_keys = er[1] * br[1]
-            offsets = np.empty(n_keys + 1, dtype=np.int64)
+        ev_ch = None if event is None else _int_chunks(col(event, "event"))
+        bd_ch = _int_chunks(b)
+        er = None if ev_ch is None else ev_ch.range()
+        br = None if bd_ch is None else bd_ch.range()
+        ne = 1 if er is None else er[1] - er[0] + 1
+        nb = 0 if br is None else br[1] - br[0] + 1
+        if bd_ch is not None and (event is None or ev_ch is not None) and \
+                ne * nb <= min(4 * n + 1024, _DIRECT_MAX) and \
+                (ev_ch is None or np.array_equal(ev_ch.starts, bd_ch.starts)):
+            # integer events and boards: the key straight from the two columns, streamed
+            n_keys = ne * nb
+            emin = np.int64(0 if er is None else er[0])
+            bmin, brange = np.int64(br[0]), np.int64(nb)  # type: ignore[index]
+            rank = np.full(n_keys, -1, dtype=np.int64)
+            count = np.zeros(n_keys, dtype=np.int64)
             first_row = np.empty(min(n_keys, n), dtype=np.int64)
-            g = _group_by_two_kernel(ev_np, bd_np, np.int64(er[0]), np.int64(br[0]),
-                                     np.int64(br[1]), n_keys, order, offsets, first_row)
+            no_ev = np.zeros(0, dtype=bd_ch.dtype)
+            g = 0
+            for c, part in enumerate(bd_ch.parts):
+                g = _group_count_kernel(no_ev if ev_ch is None else ev_ch.parts[c], part,
+                                        np.int64(bd_ch.starts[c]), emin, bmin, brange,
+                                        rank, count, first_row, g)
+            offsets = np.empty(g + 1, dtype=np.int64)
+            _group_offsets_kernel(rank, count, g, offsets)
+            fill = offsets[:g].copy()
+            for c, part in enumerate(bd_ch.parts):
+                _group_fill_kernel(no_ev if ev_ch is None else ev_ch.parts[c], part,
+                                   np.int64(bd_ch.starts[c]), emin, bmin, brange, rank,
+                                   fill, order)
+            del rank, count, fill
 
             def labels_at(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-                return bd_np[rows], ev_np[rows]  # type: ignore[index]
+                return (bd_ch.take(rows),  # type: ignore[union-attr]
+                        None if ev_ch is None else ev_ch.take(rows))
         else:
             bcode, blabels = _codes(b, "board", src)
             ecode = elabels = None
@@ -609,11 +748,14 @@ class Boards:
         # time and periods: boards in order of (period, earliest time, first appearance)
         tm = pr = board_period = None
         length = None
+        t_ch = None
         if time is not None:
-            tm = parse_time(col(time, "time"), "time", src)
+            t_ch = _time_chunks(col(time, "time"))
+            if t_ch is None:
+                tm = parse_time(col(time, "time"), "time", src)
         if period is not None:
             if isinstance(period, (str, int, float)) and not isinstance(period, bool):
-                if tm is None:
+                if time is None:
                     raise InputError(f"period {period!r} is a length, which needs a time "
                                      "column; give time=..., or period labels per result")
                 # periods are nondecreasing in time: the board's period is that of its
@@ -626,15 +768,27 @@ class Boards:
         counts = np.diff(offsets)
         starts = offsets[:-1]  # every group has a row
         sort_keys = [first_row]
-        tm_g = None  # times in grouped order (while ``order`` holds)
-        if tm is not None:
+        stored_at: list[np.ndarray] = []  # the inverse of ``order``, made when needed
+
+        def pos() -> np.ndarray:
+            if not stored_at:
+                stored_at.append(np.empty(n, dtype=np.int64))
+                _inverse_kernel(order, stored_at[0])
+            return stored_at[0]
+
+        tm_g = None  # times in stored order
+        if t_ch is not None:
+            tm_g = t_ch[0].scatter(pos(), np.empty(n, dtype=np.int64),
+                                   t_ch[1]).view("datetime64[ns]")
+        elif tm is not None:
             tm_g = tm[order]
-            tv = tm_g.view(np.int64) if tm.dtype.kind == "M" else tm_g
+        if tm_g is not None:
+            tv = tm_g.view(np.int64) if tm_g.dtype.kind == "M" else tm_g
             first_t = np.minimum.reduceat(tv, starts)
             sort_keys.append(first_t)
             if length is not None:
                 board_period = require(bucket_periods(
-                    first_t.view(tm.dtype) if tm.dtype.kind == "M" else first_t, length),
+                    first_t.view(tm_g.dtype) if tm_g.dtype.kind == "M" else first_t, length),
                     np.int64)
         if pr is not None:
             board_period = require(np.minimum.reduceat(pr[order], starts), np.int64)
@@ -650,7 +804,8 @@ class Boards:
                 idx = (np.repeat(starts - new_offsets[:-1], new_counts)
                        + np.arange(n, dtype=np.int64))
                 order = order[idx]
-                tm_g = None
+                stored_at.clear()
+                tm_g = None if tm_g is None else tm_g[idx]
                 offsets = new_offsets
                 first_row = first_row[border]
                 if board_period is not None:
@@ -668,14 +823,16 @@ class Boards:
         grouped: list[np.ndarray | None] = [None] * 4
         cols: list[np.ndarray] = []
         if all(given):
-            grouped = cols = _grouped_seats(ids, order)  # type: ignore[assignment]
+            grouped = cols = _grouped_seats(ids, order, pos)  # type: ignore[assignment]
             n_ids = len(index)  # type: ignore[arg-type]
         elif width == 2:
             cols = [require(pair_ids[0][order], np.int64),  # type: ignore[index]
                     require(pair_ids[1][order], np.int64)]  # type: ignore[index]
             cols += cols
             n_ids = len(pairs)  # type: ignore[arg-type]
-        sc_g = require(sc[order], np.float64)
+        sc_g = require(sc[order], np.float64) if sc_chunks is None else \
+            sc_chunks.scatter(pos(), np.empty(n, dtype=np.float64))
+        stored_at.clear()
         art_g = take(art)
         keep = np.empty(n, dtype=np.bool_)
         conflict = np.full(3, -1, dtype=np.int64)
@@ -698,15 +855,15 @@ class Boards:
             first_dup = int(order[int(np.argmax(~keep))])
             dropped = (("duplicate table entry (same board, players and score)", int(n_dup),
                         src.where(first_dup)),)
-            pos = np.flatnonzero(keep)
-            counts = np.bincount(board_of_pos_for(offsets)[pos], minlength=g)
+            kept = np.flatnonzero(keep)
+            counts = np.bincount(board_of_pos_for(offsets)[kept], minlength=g)
             offsets = np.zeros(g + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
-            order = require(order[pos], np.int64)
-            grouped = [None if a is None else a[pos] for a in grouped]
-            tm_g = None if tm_g is None else tm_g[pos]
-            sc_g = require(sc_g[pos], np.float64)
-            art_g = None if art_g is None else require(art_g[pos], np.int64)
+            order = require(order[kept], np.int64)
+            grouped = [None if a is None else a[kept] for a in grouped]
+            tm_g = None if tm_g is None else tm_g[kept]
+            sc_g = require(sc_g[kept], np.float64)
+            art_g = None if art_g is None else require(art_g[kept], np.int64)
 
         def take2(a: Any) -> np.ndarray | None:
             if a is None:
@@ -729,7 +886,7 @@ class Boards:
                                                                      np.int64),
                    ew_pair=None if pair_ids[1] is None else require(pair_ids[1][order],
                                                                      np.int64),
-                   time=tm_g if tm_g is not None else take(tm),
+                   time=tm_g,
                    contract=None if contract is None else take2(col(contract, "contract")),
                    declarer=None if declarer is None else take2(col(declarer, "declarer")),
                    tricks=tr, source=src, dropped=dropped)
