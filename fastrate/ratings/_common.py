@@ -23,7 +23,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from fastrate._numba import inline_kernel
+from fastrate._numba import inline_kernel, kernel
 
 LN10 = math.log(10.0)
 
@@ -47,7 +47,7 @@ def _select(typingctx, cond, a, b):  # pragma: no cover - compiled
     return types.float64(types.boolean, types.float64, types.float64), codegen
 
 
-@inline_kernel
+@kernel
 def select(cond, a, b):
     """``a if cond else b`` for floats, without a branch: the kernels' gather loops use
     it so that a player's first game in a period does not cost a mispredicted branch
@@ -92,7 +92,7 @@ def _fma_(typingctx, a, b, c):  # pragma: no cover - compiled
     return types.float64(types.float64, types.float64, types.float64), codegen
 
 
-@inline_kernel
+@kernel
 def fma(a, b, c):
     """``a * b + c`` with one rounding (IEEE fused multiply-add: the same result on every
     machine, in scalar and vector code; a libm call where the CPU has no FMA)."""
@@ -108,7 +108,7 @@ _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13 = (
     1.0 / math.factorial(n) for n in range(2, 14))
 
 
-@inline_kernel
+@kernel
 def exp(x: float) -> float:
     """``e^x`` to within one unit in the last place (90% of results equal libm's).
 
@@ -167,7 +167,7 @@ _TWO54 = 18014398509481984.0
 _MIN_NORMAL = 2.2250738585072014e-308
 
 
-@inline_kernel
+@kernel
 def log(x: float) -> float:
     """Natural logarithm to within about one unit in the last place, without a library
     call or a branch (so loops calling it vectorise; the same result in every lane).

@@ -113,14 +113,14 @@ class Glicko2Config:
 # kernels
 
 
-@inline_kernel
+@kernel
 def _f(x, ex, a, d, w0, inv_tau2):
     """Glickman's ``f(x)`` given ``ex = e^x``, ``d = Delta^2 - phi^2 - v``, ``w0 = phi^2 + v``."""
     w = w0 + ex
     return ex * (d - ex) / (2.0 * w * w) - (x - a) * inv_tau2
 
 
-@inline_kernel
+@kernel
 def _volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
     """Glickman's step 5 (the Illinois algorithm of the 2013+ paper) for one player;
     returns ``(sigma'^2, converged)``. The kernel runs the same steps for a block of
