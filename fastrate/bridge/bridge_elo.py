@@ -31,7 +31,7 @@ Models (``BridgeEloConfig.model``):
   ``IMP(s_i - s_j)`` (NS points) with the same draw margin, and a player's change is
   ``K`` times the mean of ``M (S - E)`` over the N - 1 matches he was in. Every pair of
   tables is a match by definition, so a board costs O(N^2): N(N-1)/2 matches (a
-  1,000-table board is 499,500 matches, about 3 ms). The row's prediction is NS_i's mean
+  1,000-table board is 499,500 matches, about 5 ms at 5-10 ns a match). The row's prediction is NS_i's mean
   expected score over its matches; its outcome is still the cross-IMP result above, so
   every model is evaluated against the same outcomes.
 
@@ -53,7 +53,8 @@ components of the board graph are on unrelated scales, and inside a component of
 partnership graph that has no odd cycle (a fixed partnership, or any bipartite set of
 partnerships) one can add ``t`` to one side and subtract it from the other without
 changing any pair rating: the data cannot tell those individual ratings apart (Elo
-leaves that direction where the initial ratings put it). :func:`rate` counts both.
+leaves that direction where the initial ratings put it). :func:`components` counts
+both (also ``rate()``'s result, on first use).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ from fastrate.errors import ConfigError, InputError, InputTypeError
 from fastrate.evaluate import Evaluation
 from fastrate.ratings._common import LN10, exp, records, select
 from fastrate.ratings._common import expected_score as _expected_score
-from fastrate.ratings.elo import _k_factor
+from fastrate.ratings.elo import _k_factor, _rating_lead
 
 __all__ = ["BridgeEloConfig", "BridgeRatings", "BridgeEvaluation", "Components", "rate",
            "components", "evaluate", "evaluate_ratings",
@@ -262,7 +263,9 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
     (every rating of a board is read in pass 1, each player sits once per board, so
     his count of boards played can move on as soon as his K is known).
     ``south == north`` (pairs rated as units) updates the unit once. The four seats are
-    a loop, not four inlined copies: LLVM compiles the copies 4-5x slower.
+    a loop, not four inlined copies: LLVM compiles the copies 4-5x slower. Expected
+    scores are computed for a whole board (or a table's matches) in a loop with no
+    branches or calls before the updates, so it vectorises.
     """
     n_boards = offsets.shape[0] - 1
     has_period = board_period.shape[0] > 0
@@ -313,7 +316,6 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 outcome[rows[t]] = np.nan
             continue
         inv = 1.0 / (m - 1)
-        lim = cap if cap > 0.0 else np.inf
         if model == 2:
             # artificial matches: team {NS_i, EW_j} against team {NS_j, EW_i}, i < j;
             # the lead of team i is half the difference of the two tables' leads
@@ -327,9 +329,10 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 ui = sa[i]
                 si = sb[i]
                 # the matches of table i with the tables after it: a loop without
-                # branches or calls (select, call-free exp), which LLVM vectorises
+                # branches or calls, which LLVM vectorises (the Elo curve of
+                # _common.logistic, written with _common's call-free exp)
                 for j in range(i + 1, m):
-                    d = min(max(0.5 * (ui - sa[j]), -lim), lim)
+                    d = _rating_lead(0.5 * (ui - sa[j]), False, 0.0, cap)
                     e = 1.0 / (1.0 + exp(-d * factor))
                     diff = si - sb[j]
                     s = select(diff >= win_points, 1.0, select(-diff >= win_points, 0.0, 0.5))
@@ -352,13 +355,14 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 acc_ew[i] -= tot_d
                 acc_e[i] += tot_e
         else:
-            # NS's expected score at every table (field: gamma of eq. 4.7), vectorised
+            # NS's expected score at every table (field: gamma of eq. 4.7); vectorised
+            # like the matches above
             inv_field = 1.0 / (gamma_div * m) if model == 0 else 0.0
             for t in range(m):
                 a = sa[t]
                 b = sb[t]
                 g = ((sum_b - b) - (sum_a - a)) * inv_field
-                d = min(max(a + g - b, -lim), lim)
+                d = _rating_lead(a + g - b, False, 0.0, cap)
                 acc_e[t] = 1.0 / (1.0 + exp(-d * factor))
         for t in range(m):
             r = rows[t]
