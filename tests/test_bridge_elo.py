@@ -273,6 +273,48 @@ def test_component_counts_match_boards(data):
     assert [keys[i] for i in ew] == [keys2[i] for i in ew2]
 
 
+def test_pairs_only_boards_rate_pairs_as_units():
+    b = Boards.from_arrays([1, 1, 2, 2], [420, -50, 100, 140], ns_pair=["A", "B", "A", "B"],
+                           ew_pair=["C", "D", "C", "D"])
+    r = be.rate(b, BridgeEloConfig(model="plain", update="board"))
+    assert sorted(r.players.names.tolist()) == ["A", "B", "C", "D"]
+    # board 1: A beats C by 10 IMPs (+8); board 2: 100 vs 140 is 1 IMP, a draw
+    assert r["A"] == pytest.approx(1508 + 16 * (0.5 - float(be.expected_score(1508, 1492))))
+    assert r.games_played.tolist() == [2, 2, 2, 2]
+    assert be.components(b) == be.Components(1, 0, 0)
+    ns, ew, first, second = be.partnership_ids(b)
+    assert np.array_equal(ns, b.ns_pair) and np.array_equal(ew, b.ew_pair)
+    assert (first == second).all()
+
+
+def test_update_board_equals_boards_without_periods():
+    rows = synthetic(n_players=60, n_boards=30, n_periods=3, seed=4)
+    with_periods = boards_from_rows(rows)
+    without = Boards.from_arrays(rows["board"], rows["ns_score"], north=rows["north"],
+                                 south=rows["south"], east=rows["east"], west=rows["west"])
+    a = be.rate(with_periods, BridgeEloConfig(update="board"))
+    b = be.rate(without)
+    assert np.array_equal(a.rating, b.rating)
+    assert np.array_equal(a.stored_predictions, b.stored_predictions)
+    assert b.last_period is None and a.last_period is not None
+    assert b.stored_period.tolist() == np.repeat(np.arange(without.n_boards),
+                                                 np.diff(without.board_offsets)).tolist()
+
+
+def test_result_accessors():
+    rows = synthetic(n_players=80, n_boards=40, n_periods=4, seed=6)
+    b = boards_from_rows(rows)
+    r = be.rate(b, BridgeEloConfig(burn_in=1))
+    assert r.n_rated == b.n_results and r.boards_played is r.games_played
+    assert r.period.tolist() == b.to_input_order(r.stored_period).tolist()
+    assert np.array_equal(r.outcome[b.order], r.stored_outcome)
+    m = r.metrics()
+    assert m["n"] == int(r.scored.sum()) < r.n_rated
+    assert "BridgeRatings(field" in repr(r)
+    table = r.to_arrow(sort=True)
+    assert table.column_names == ["player", "rating", "games_played", "last_period"]
+
+
 # ----------------------------------------------------------------------------------
 # 2. equivalence with the reference
 
@@ -620,6 +662,26 @@ def test_cli_reports_skipped_and_single_result_boards(tmp_path: Path):
     assert res.exit_code == 1 and "no such file" in res.stderr
     res = cli("bridge", "rate", str(path), "--burn-in", "1", ok=False)
     assert res.exit_code == 1 and "rating periods" in res.stderr
+
+
+def test_cli_tables_initial_and_predictions(results_csv: Path, tmp_path: Path):
+    out = tmp_path / "first.csv"
+    cli("bridge", "rate", str(results_csv), "-o", str(out), "--k-games", "50:24/inf:12",
+        "--k-experience", "20:1.5/inf:1", "--margin", "linear", "--top", "0")
+    pred = tmp_path / "pred.csv"
+    res = cli("bridge", "rate", str(results_csv), "--initial", str(out), "--k", "0",
+              "--predictions", str(pred), "--format", "csv")
+    import pyarrow.csv as pcsv
+
+    first = pcsv.read_csv(out)
+    again = pcsv.read_csv(pa.BufferReader(res.stdout.encode()))
+    assert sorted(first.column("rating").to_pylist()) == pytest.approx(
+        sorted(again.column("rating").to_pylist()))
+    p = pcsv.read_csv(pred)
+    assert p.column_names == ["row", "period", "expected_score", "outcome"]
+    assert p.num_rows == pcsv.read_csv(results_csv).num_rows
+    res = cli("bridge", "rate", str(results_csv), "--k-games", "50-24", ok=False)
+    assert res.exit_code == 2 and "bound:value" in res.output + res.stderr
 
 
 def test_bridge_rate_is_documented():
