@@ -587,6 +587,13 @@ def test_bad_arguments():
         be.rate(b, scores=np.zeros(3))
     with pytest.raises(ConfigError, match="burn_in must be"):
         be.burn_in_mask(b, -1)
+    import dataclasses
+
+    nobody = dataclasses.replace(Boards.from_arrays([1, 1], [420, -50], ns_pair=["a", "b"],
+                                                    ew_pair=["c", "d"]),
+                                 pairs=None, ns_pair=None, ew_pair=None)
+    with pytest.raises(InputError, match="name no players"):
+        be.rate(nobody)
 
 
 # ----------------------------------------------------------------------------------

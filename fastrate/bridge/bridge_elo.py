@@ -773,6 +773,9 @@ def _units(boards: Any) -> tuple[PlayerIndex, np.ndarray, np.ndarray, np.ndarray
                              "or read_boards)")
     if boards.players is not None:
         return boards.players, boards.north, boards.south, boards.east, boards.west, False
+    if boards.pairs is None or boards.ns_pair is None:
+        raise InputError("bridge Elo needs to know who played: these results name no players "
+                         "(north, south, east, west) and no pairs (ns_pair, ew_pair)")
     return boards.pairs, boards.ns_pair, boards.ns_pair, boards.ew_pair, boards.ew_pair, True
 
 

@@ -56,8 +56,8 @@ def _read(path: str, period: str | None, input_format: str | None):
         return read_boards(path, format=input_format, period=period), period
     try:
         return read_boards(path, format=input_format, period="3d"), "3d"
-    except InputError as exc:
-        if "needs a time column" not in str(exc):
+    except InputError as exc:  # no time column, or a PBN game without a date
+        if "period '3d' is a length" not in str(exc):
             raise
     return read_boards(path, format=input_format, period=None), None
 
