@@ -15,8 +15,8 @@ so Numba's cached kernels are loaded and the timings are of the work itself):
    thesis's field model, per-period updates).
 
 The file is the synthetic log of :mod:`bench.generate_bridge` (written once into
-``bench/_data``). Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss`` at the end (the
-whole process: interpreter, imports, warm-up and run).
+``bench/_data``). Peak RSS is the process's high-water mark (``VmHWM``) at the end: the
+whole process, interpreter, imports, warm-up and run.
 """
 
 from __future__ import annotations
@@ -33,7 +33,17 @@ from bench.generate_bridge import SMALL, THESIS, bridge_parquet
 
 
 def peak_rss_mib() -> float:
-    """Peak resident set size of this process so far (MiB; Linux reports KiB)."""
+    """Peak resident set size of this process so far (MiB): ``VmHWM`` of
+    ``/proc/self/status`` where there is one -- ``getrusage``'s ``ru_maxrss`` survives
+    ``exec``, so a child of a large process would report its parent's peak -- else
+    ``ru_maxrss`` (KiB on Linux)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
