@@ -39,7 +39,7 @@ then handed to the Numba kernel for the per-table draws; the same parameters giv
 same file. Files are
 cached in ``bench/_data`` (git-ignored) under a name holding every parameter.
 
-    python -m bench.generate_bridge --results 22000000           # ~1 GB RAM, ~1 min
+    python -m bench.generate_bridge --results 22000000           # ~1.3 GB RAM, ~25 s
     python -m bench.generate_bridge --results 100000 --out /tmp  # a smoke-test size
 """
 
@@ -240,7 +240,7 @@ def _events_kernel(rng, n_results, tables, boards, start, pool, partner, skill,
                     pts = scores[lv, stn, dbl, vul, tk]
                 event[r] = e
                 board[r] = num
-                when[r] = start[e] + k * 450 + rng.integers(0, 300)
+                when[r] = start[e] + k * BOARD_SECONDS + rng.integers(0, PACE_SECONDS)
                 north[r] = pa[ns]
                 south[r] = pb[ns]
                 east[r] = pa[ew]
