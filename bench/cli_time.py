@@ -89,8 +89,11 @@ def main(argv: list[str] | None = None) -> int:
             if walls:
                 rows.append((start, min(walls), statistics.median(walls),
                              max(peaks) if peaks else float("nan")))
-    shown = ["fastrate", "rate", args.file.name, *cmd[cmd.index("--winner"):]]
-    print(" ".join(shown[:-1] + ["ratings.csv"]))
+    shown = ["fastrate", "rate", args.file.name, "--winner", "winner_id", "--loser",
+             "loser_id", "--drop-self-play", "--system", args.system, "-o", "ratings.csv"]
+    if args.period:
+        shown += ["--period", args.period]
+    print(" ".join(shown))
     print("| start | best s | median s | peak RSS MiB |\n|---|---:|---:|---:|")
     for start, best, med, peak in rows:
         print(f"| {start} | {best:.2f} | {med:.2f} | {peak:.0f} |")
