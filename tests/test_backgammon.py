@@ -516,3 +516,78 @@ def test_cli_help_lists_commands():
     res = CliRunner().invoke(backgammon_group, ["--help"])
     assert res.exit_code == 0
     assert "rate" in res.output and "estimate" in res.output
+
+
+# ----------------------------------------------------------------------------------
+# 6. walk-forward evaluation of FIBS ratings
+
+
+def _random_matches(seed, n=300, players=12):
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0, 300, players)
+    rows = []
+    for _ in range(n):
+        a, b = rng.choice(players, 2, replace=False)
+        length = int(rng.choice([1, 3, 5, 7, 11]))
+        p_a = float(bg.fibs_win_probability(skill[a] - skill[b], length))
+        w, lo = (a, b) if rng.random() < p_a else (b, a)
+        rows.append((f"p{w}", f"p{lo}", length))
+    return rows
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_evaluate_matches_reference_metrics(seed):
+    from reference import metrics as mref
+
+    rows = _random_matches(seed)
+    games = Games.from_arrays([r[0] for r in rows], [r[1] for r in rows],
+                              np.ones(len(rows)))
+    lengths = np.array([r[2] for r in rows], dtype=float)
+    result = bg.evaluate(games, length=lengths)
+    assert result.labels == ["null (50%)", "fibs", "fibs, K = 1"]
+    for label, kw in (("fibs", {}), ("fibs, K = 1", {"use_experience": False, "k": 1.0})):
+        _, _, pred = ref.fibs(rows, **kw)  # the winner's pre-match chance
+        y = [1.0] * len(pred)
+        row = result[label]
+        assert row["n"] == len(rows)
+        assert row["log_loss"] == pytest.approx(mref.log_loss(pred, y), rel=1e-12)
+        assert row["brier"] == pytest.approx(mref.brier(pred, y), rel=1e-12)
+        assert row["accuracy"] == pytest.approx(mref.accuracy(pred, y), rel=1e-12)
+        np.testing.assert_allclose(result.ratings[label].predictions, pred, rtol=1e-12)
+        # oriented by the favourite: every calibration bin's mean prediction is >= 0.5
+        cal = result.calibration[label]
+        used = cal["count"] > 0
+        assert (cal["mean_predicted"][used] >= 0.5).all()
+    assert result["null (50%)"]["log_loss"] == pytest.approx(math.log(2))
+    # ratings learn: FIBS beats the coin on strongly separated players
+    assert result["fibs"]["log_loss"] < math.log(2)
+
+
+def test_evaluate_burn_in_and_errors():
+    rows = _random_matches(3, n=60)
+    days = np.repeat(np.arange(6), 10)
+    games = Games.from_arrays([r[0] for r in rows], [r[1] for r in rows], np.ones(60),
+                              period=days)
+    lengths = np.array([r[2] for r in rows], dtype=float)
+    result = bg.evaluate(games, FibsConfig(), length=lengths, burn_in=2)
+    assert result.n_scored == 40 and result.labels == ["null (50%)", "fibs"]
+    with pytest.raises(InputError, match="leaves no matches"):
+        bg.evaluate(games, FibsConfig(), length=lengths, burn_in=6)
+    with pytest.raises(ConfigError, match="FibsConfig"):
+        bg.evaluate(games, [{"k": 1}], length=lengths)
+    with pytest.raises(InputError, match="needs a fastrate.Games"):
+        bg.evaluate(rows)
+
+
+def test_cli_rate_evaluate(tmp_path):
+    rows = _random_matches(4, n=80)
+    text = "date,winner,loser,length\n" + "".join(
+        f"2024-01-{1 + i // 10:02d},{w},{lo},{n}\n" for i, (w, lo, n) in enumerate(rows))
+    path = _write(tmp_path, text)
+    res = CliRunner().invoke(backgammon_group, ["rate", path, "--evaluate", "--period", "1d",
+                                                "--burn-in", "2", "--top", "3"])
+    assert res.exit_code == 0, res.output
+    assert "walk-forward evaluation: 60 of 80 games scored" in res.stderr
+    assert "null (50%)" in res.stderr and "\nfibs " in res.stderr
+    res = CliRunner().invoke(backgammon_group, ["rate", path, "--burn-in", "2"])
+    assert isinstance(res.exception, InputError) and "--evaluate" in str(res.exception)

@@ -41,6 +41,14 @@ def backgammon_group() -> None:
 @click.option("--initial", type=click.Path(exists=True, dir_okay=False), help="Starting "
               "ratings (player, rating[, experience, games_played]); a previous run's "
               "output continues it exactly.")
+@click.option("--evaluate", "do_evaluate", is_flag=True, help="Also score the walk-forward "
+              "pre-match predictions (log loss, deviance, Brier, RMSE, accuracy) against "
+              "the null model's 50%, printed on stderr.")
+@click.option("--period", metavar="SPEC", help="Rating periods for --burn-in: a length "
+              "(1w, 30d), a calendar unit (month) or a column name.")
+@click.option("--burn-in", default=0, show_default=True, metavar="N",
+              help="With --evaluate: leave the matches of the first N periods out of the "
+              "scores.")
 @click.option("--top", default=20, show_default=True, help="Rows of the readable table.")
 @click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
               "(default: from its extension).")
@@ -49,7 +57,8 @@ def backgammon_group() -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format "
               "(default: from the -o extension; with no -o, a readable table).")
 def rate_command(file, winner, loser, length_col, time_col, no_experience, k, initial_rating,
-                 initial, top, input_format, output, fmt) -> None:
+                 initial, do_evaluate, period, burn_in, top, input_format, output,
+                 fmt) -> None:
     """FIBS ratings of the matches in FILE (columns date, winner, loser, length).
 
     Every row is one finished match, its winner first. The winner gains
@@ -60,21 +69,34 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     Examples:
       fastrate backgammon rate matches.csv
       fastrate backgammon rate club.csv --no-experience --k 1 -o ratings.csv
+      fastrate backgammon rate matches.csv --evaluate --period month --burn-in 3
     """
     from fastrate.errors import InputError
     from fastrate.io.tables import _pick, games_from_table, read_table, write_table
     from fastrate.stats.backgammon import FibsConfig, rate
 
+    if burn_in and not do_evaluate:
+        raise InputError("--burn-in only applies with --evaluate")
     table = read_table(file, input_format)
     name = click.format_filename(file).rsplit("/", 1)[-1]
     if table.num_rows == 0:
         raise InputError(f"no matches: {name} has no rows")
     lcol = _pick(table.column_names, length_col, "match lengths", name)
-    games = games_from_table(table, winner=winner, loser=loser, time=time_col, source=name)
+    games = games_from_table(table, winner=winner, loser=loser, time=time_col,
+                             period=period, source=name)
     config = FibsConfig(initial_rating=initial_rating, use_experience=not no_experience, k=k)
     init = read_table(initial) if initial is not None else None
-    ratings = rate(games, config, initial=init,
-                   length=table.column(lcol).to_numpy(zero_copy_only=False))
+    lengths = table.column(lcol).to_numpy(zero_copy_only=False)
+    if do_evaluate:
+        from fastrate.stats.backgammon import evaluate
+
+        label = "fibs" if config.use_experience else f"fibs, K = {config.k:g}"
+        result = evaluate(games, [(label, config)], length=lengths, initial=init,
+                          burn_in=burn_in)
+        ratings = result.ratings[label]
+        click.echo(str(result), err=True)
+    else:
+        ratings = rate(games, config, initial=init, length=lengths)
     if output is not None or fmt is not None:
         out = ratings.to_arrow(sort=True)
         if output is not None:

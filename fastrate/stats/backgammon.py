@@ -46,7 +46,7 @@ from fastrate.errors import ConfigError, InputError
 __all__ = [
     "GNUBG_RATING_CLAMP", "SKILL_CLASSES", "SKILL_BOUNDS", "FibsConfig", "FibsRatings",
     "RatingEstimate", "fibs_win_probability", "fibs_upset_probability",
-    "rating_diff_from_probability", "fibs_k", "rate", "rating_from_depd",
+    "rating_diff_from_probability", "fibs_k", "rate", "evaluate", "rating_from_depd",
     "rating_from_errors", "estimate_rating", "skill_class", "student_t_cdf",
     "student_t_quantile",
 ]
@@ -360,6 +360,77 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
     return FibsRatings(system="fibs", players=state.players, rating=state.rating,
                        games_played=state.games_played, predictions=games.to_input_order(pred),
                        config=config, experience=experience)
+
+
+def _fibs_configs(configs: Any) -> list[tuple[str, FibsConfig]]:
+    if configs is None:
+        return [("fibs", FibsConfig()), ("fibs, K = 1", FibsConfig.club())]
+    if isinstance(configs, FibsConfig):
+        configs = [configs]
+    items = list(configs.items()) if isinstance(configs, dict) else list(configs)
+    out = []
+    for item in items:
+        label, cfg = item if isinstance(item, tuple) else (None, item)
+        if not isinstance(cfg, FibsConfig):
+            raise ConfigError(f"each configuration must be a FibsConfig; got "
+                              f"{type(cfg).__name__}")
+        if label is None:
+            label = "fibs" if cfg.use_experience else f"fibs, K = {cfg.k:g}"
+        out.append((str(label), cfg))
+    if not out:
+        raise ConfigError("no configurations to evaluate")
+    return out
+
+
+def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: Any = None,
+             burn_in: int = 0, draws: str = "exclude", bins: int = 10):
+    """Walk-forward evaluation of FIBS ratings on a match list, with the core metrics.
+
+    Each configuration (a :class:`FibsConfig`, a list of them or of ``(label, config)``
+    pairs, or a mapping label -> config; default: FIBS's K schedule and the clubs'
+    constant K = 1) rates ``games`` with :func:`rate`, and every match's pre-match
+    winning chance is scored against its result (log loss, binomial deviance, Brier,
+    RMSE, accuracy: :mod:`fastrate.metrics`), next to the null model's 50%. The matches
+    of the first ``burn_in`` rating periods are left out of the scores.
+
+    Matches are oriented by the favourite before scoring: ``p`` is the favourite's chance
+    and the outcome 1 when the favourite won. The metrics do not depend on which player
+    comes first; the calibration tables then read "favourites predicted to win p of the
+    time won this often" (winner-first input would otherwise put every outcome at 1).
+    Returns a :class:`fastrate.evaluate.Evaluation` whose ``ratings`` holds each run.
+    """
+    from fastrate import metrics
+    from fastrate.evaluate import Evaluation, _unique_labels, burn_in_mask
+
+    if not isinstance(games, Games):
+        raise InputError(f"evaluate() needs a fastrate.Games; got {type(games).__name__}")
+    metrics._check_draws(draws)
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    items = _fibs_configs(configs)
+    mask = burn_in_mask(games, burn_in)
+    if not mask.any():
+        raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score; use "
+                         "a smaller burn_in")
+    runs = {}
+    labels = _unique_labels([label for label, _ in items])
+    for label, (_, cfg) in zip(labels, items):
+        runs[label] = rate(games, cfg, initial=initial, length=length)
+    rows, tables = [], {}
+    y_first = games.score[mask]
+    preds = [("null (50%)", None)] + [(label, r.predictions) for label, r in runs.items()]
+    for label, pred in preds:
+        if pred is None:
+            p, y = np.full(y_first.shape[0], 0.5), y_first
+        else:
+            stored = pred if games.order is None else pred[games.order]
+            p_first = stored[mask]
+            fav = p_first >= 0.5
+            p = np.where(fav, p_first, 1.0 - p_first)
+            y = np.where(fav, y_first, 1.0 - y_first)
+        rows.append({"system": label, **metrics.summary(p, y, draws=draws)})
+        tables[label] = metrics.calibration(p, y, bins=bins)
+    return Evaluation(rows, tables, games.n_games, int(burn_in), draws, runs)
 
 
 # ----------------------------------------------------------------------------------
