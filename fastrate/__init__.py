@@ -45,6 +45,8 @@ _SUBMODULES = {
     "metrics": "fastrate.metrics",
     "backgammon": "fastrate.stats.backgammon",
     "placement": "fastrate.stats.placement",
+    "information": "fastrate.stats.information",
+    "pairing": "fastrate.stats.pairing",
     "bridge": "fastrate.bridge",
 }
 
@@ -81,4 +83,4 @@ if TYPE_CHECKING:  # pragma: no cover
         write_table,
     )
     from fastrate.ratings import elo, glicko, glicko2
-    from fastrate.stats import backgammon, placement
+    from fastrate.stats import backgammon, information, pairing, placement

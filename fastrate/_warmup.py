@@ -19,6 +19,23 @@ def _tiny_games():
                              players=["a", "b", "c"])
 
 
+def _warm_integer_boards() -> None:
+    """The integer-id fast paths of Boards (direct seat tables, streamed scatter), as a
+    Parquet file of the synthetic generator's shape takes them."""
+    import pyarrow as pa
+
+    from fastrate.bridge.boards import boards_from_table
+
+    ids = np.arange(16, dtype=np.int64)
+    table = pa.table({
+        "event": np.zeros(4, dtype=np.int64), "board": np.array([1, 1, 2, 2]),
+        "north": ids[0:4], "south": ids[4:8], "east": ids[8:12], "west": ids[12:16],
+        "ns_score": np.array([420, -50, 100, 140], dtype=np.int64),
+        "time": pa.array(np.array([0, 0, 86400, 86400]).astype("datetime64[s]")),
+    })
+    boards_from_table(table, period="3d").score("cross-imps")
+
+
 def run(verbose: bool = False) -> list[str]:
     """Compile every system's kernel (all option paths share one signature)."""
     games = _tiny_games()
@@ -75,6 +92,7 @@ def run(verbose: bool = False) -> list[str]:
                               east=["e", "g", "e", "g"], west=["f", "h", "f", "h"],
                               period=[0, 0, 1, 1])
     bridge_elo.rate(tiny, bridge_elo.BridgeEloConfig(experience_bonus=10.0))
+    _warm_integer_boards()
     done.append("bridge_elo")
     if verbose:
         print("compiled bridge_elo")
