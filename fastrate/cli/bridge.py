@@ -11,9 +11,17 @@ FORMATS = ("csv", "parquet", "json")
 METHODS = ("cross-imps", "butler", "matchpoints")
 
 
-@click.group("bridge")
+@click.group("bridge", context_settings={"help_option_names": ["-h", "--help"]})
 def bridge_group() -> None:
-    """Duplicate bridge: contract scores (Law 77) and board scoring (IMPs, matchpoints)."""
+    """Duplicate bridge: contract scores (Law 77), board scoring (cross-IMPs, Butler,
+    matchpoints) of CSV/Parquet/PBN travellers, and partnership-aware ratings.
+
+    \b
+    Examples:
+      fastrate bridge contract 4HX= --vulnerable
+      fastrate bridge score travellers.pbn --method matchpoints
+      fastrate bridge rate results.parquet --period 3d --evaluate
+    """
 
 
 @bridge_group.command("contract")
