@@ -174,3 +174,15 @@ def test_every_command_is_documented():
     doc = (REPO / "docs" / "cli.md").read_text()
     for name in main.commands:
         assert f"fastrate {name}" in doc, f"docs/cli.md does not document 'fastrate {name}'"
+
+
+def test_placement_reference_tapl_is_the_uniform_test(tmp_path: Path):
+    """The issue spells the pure-luck test `--reference tapl`: the same as no reference."""
+    counts = tmp_path / "counts.csv"
+    counts.write_text("player,p1,p2,p3,p4,p5,p6,p7\na,10,5,3,2,2,2,1\nb,1,2,3,4,5,6,9\n")
+    plain = run("placement", "stats", str(counts), "--format", "csv").output
+    tapl = run("placement", "stats", str(counts), "--reference", "TAPL", "--format",
+               "csv").output
+    tazd = run("placement", "stats", str(counts), "--reference", "tazd", "--format",
+               "csv").output
+    assert tapl == plain and "vs_reference" not in plain and "vs_reference" in tazd

@@ -20,14 +20,17 @@ def placement_group() -> None:
     """Skill statistics for placement games (KDice-style 1st..k-th place profiles)."""
 
 
-_NAMED = ("uniform", "tazd", "takbe", "taowr", "taolz")
+_NAMED = ("uniform", "tapl", "tazd", "takbe", "taowr", "taolz")
 
 
 def _read_reference(reference: str | None):
-    """'tazd' / 'takbe' / 'uniform' / 'taowr' / 'taolz' / None, or a file: one row of k
-    numbers, or a column of k numbers (profile, percent or fraction)."""
+    """'tazd' / 'takbe' / 'uniform' (= 'tapl', the test against pure luck) / 'taowr' /
+    'taolz' / None, or a file: one row of k numbers, or a column of k numbers (profile,
+    percent or fraction)."""
     if reference is None or reference.lower() in _NAMED:
-        return None if reference is None else reference.lower()
+        if reference is None or reference.lower() == "tapl":
+            return None
+        return reference.lower()
     from pathlib import Path
 
     import numpy as np
@@ -36,7 +39,7 @@ def _read_reference(reference: str | None):
 
     path = Path(reference)
     if not path.exists():
-        raise InputError(f"--reference must be tazd, takbe, uniform, taowr, taolz or a profile "
+        raise InputError(f"--reference must be tazd, takbe, uniform (tapl), taowr, taolz or a profile "
                          f"file; no such "
                          f"file: {reference}")
     text = path.read_text().replace(",", " ").replace("-", " ").split()
@@ -127,8 +130,9 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
 
 @placement_group.command("stats")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--reference", metavar="tazd|takbe|uniform|taowr|taolz|FILE", default=None,
-              help="Profile for chi2, p_value, effect_size and tazd_star (default: uniform; "
+@click.option("--reference", metavar="tazd|takbe|uniform|tapl|taowr|taolz|FILE", default=None,
+              help="Profile for chi2, p_value, effect_size and tazd_star (default: uniform, "
+              "also called tapl: the test against pure luck; "
               "tazd_star then uses TAZD). FILE holds the k numbers of a profile. taowr / "
               "taolz: each player's own profile at his lowest rating / his last zero, "
               "from a log with time and points columns.")
