@@ -574,6 +574,9 @@ class PlayerState:
     volatility: np.ndarray
     games_played: np.ndarray
     last_period: np.ndarray
+    #: Elo's FIDE rule: whether a rating has ever reached the threshold (2400), so K
+    #: stays at 10 after a fall below it; None when ``initial`` does not say
+    fide_reached: np.ndarray | None = None
 
     NO_PERIOD = _NO_PERIOD
 
@@ -585,8 +588,8 @@ class PlayerState:
         ``initial`` may be ``None``, a :class:`Ratings` (e.g. a previous run), a mapping
         ``name -> rating``, or a table (pyarrow/pandas/polars/dict of columns) with a
         ``player`` column and any of ``rating``, ``rd``, ``volatility``, ``games_played``,
-        ``last_period``. Players known only to ``initial`` are kept, so continuing from
-        a saved state gives the same table as a full recompute.
+        ``last_period``, ``fide_reached``. Players known only to ``initial`` are kept, so
+        continuing from a saved state gives the same table as a full recompute.
         """
         if initial is None:
             n = games.n_players
@@ -615,6 +618,10 @@ class PlayerState:
                     np.full(n, _NO_PERIOD, np.int64))
         m = len(init_index)
         for name, arr in cols.items():
+            if name == "fide_reached":
+                state.fide_reached = np.zeros(n, dtype=np.bool_)
+                state.fide_reached[:m] = _bool_column(arr, name)
+                continue
             target = getattr(state, name)
             if name in ("games_played", "last_period"):
                 vals = as_1d(arr, name)
@@ -631,12 +638,33 @@ class PlayerState:
         return state, games.with_players(index, mapping)
 
 
+def _bool_column(values: Any, name: str) -> np.ndarray:
+    """A per-player flag from initial ratings: booleans, 0/1, or true/false text;
+    missing values are False."""
+    arr = as_1d(values, name)
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind in "iuf":
+        bad = ~(np.isnan(arr) | (arr == 0) | (arr == 1)) if arr.dtype.kind == "f" \
+            else ~((arr == 0) | (arr == 1))
+        if bad.any():
+            raise fail_at(name, "must be true/false (or 1/0)", arr, int(np.argmax(bad)),
+                          Source("initial ratings"))
+        return np.nan_to_num(arr.astype(np.float64)) == 1
+    text = np.array([str(x).strip().lower() for x in arr.tolist()], dtype=object)
+    ok = np.isin(text, ["true", "false", "1", "0", "", "none", "nan"])
+    if not ok.all():
+        raise fail_at(name, "must be true/false (or 1/0)", arr, int(np.argmax(~ok)),
+                      Source("initial ratings"))
+    return np.isin(text, ["true", "1"])
+
+
 def _initial_columns(initial: Any) -> dict[str, Any]:
-    keep = ("rating", "rd", "volatility", "games_played", "last_period")
+    keep = ("rating", "rd", "volatility", "games_played", "last_period", "fide_reached")
     if isinstance(initial, Ratings):
         out: dict[str, Any] = {"player": initial.players.names, "rating": initial.rating,
                                "games_played": initial.games_played}
-        for k in ("rd", "volatility", "last_period"):
+        for k in ("rd", "volatility", "last_period", "fide_reached"):
             if getattr(initial, k) is not None:
                 out[k] = getattr(initial, k)
         return out
@@ -695,6 +723,8 @@ class Ratings:
     #: both players' ratings before every game, in input order (Elo with record_pregame)
     pre_white: np.ndarray | None = None
     pre_black: np.ndarray | None = None
+    #: Elo with FIDE's K rule: whether each rating has ever reached the threshold
+    fide_reached: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.players)
@@ -716,6 +746,8 @@ class Ratings:
         out["games_played"] = self.games_played
         if self.last_period is not None:
             out["last_period"] = self.last_period
+        if self.fide_reached is not None:
+            out["fide_reached"] = self.fide_reached
         return out
 
     def ranking(self) -> np.ndarray:

@@ -444,6 +444,9 @@ CONTINUATION_CONFIGS = {
     "regression-period": EloConfig(k_schedule="games", k_table=K_TABLES["games"],
                                    regression=0.25, update="period"),
     "nfl": EloConfig.fivethirtyeight_nfl(),
+    # K 10 once a rating reached 1520, kept after falling below it: the saved state
+    # must carry fide_reached
+    "fide": EloConfig.fide(k_table=((4.0, 40.0), (math.inf, 20.0)), fide_threshold=1520.0),
 }
 
 
@@ -478,6 +481,43 @@ def test_continuation_equals_full_run(name, games, cut):
         assert second.last_period[i] == full.last_period[j]
     assert np.array_equal(np.concatenate([first.predictions, second.predictions]),
                           full.predictions)
+
+
+def test_fide_reached_survives_a_saved_state(tmp_path):
+    """A rating that reached the threshold keeps K = 10 after it falls below, also when
+    the run continues from a written table (CSV round trip of fide_reached)."""
+    from fastrate.io.tables import read_ratings, write_table
+
+    cfg = EloConfig.fide(k_table=((1.0, 40.0), (math.inf, 20.0)), fide_threshold=1510.0)
+    white, black = ["a"] * 5 + ["b"], ["b"] * 5 + ["a"]
+    score = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    full = elo.rate(Games.from_arrays(white, black, score), cfg)
+    first = elo.rate(Games.from_arrays(white[:4], black[:4], score[:4]), cfg)
+    a = first.players.id_of("a")
+    assert first.fide_reached[a] and first["a"] < 1510.0  # 1520 after game 1, then down
+    path = tmp_path / "state.csv"
+    write_table(first.to_arrow(), str(path))
+    assert "fide_reached" in path.read_text().splitlines()[0]
+    for initial in (first, read_ratings(str(path))):
+        second = elo.rate(Games.from_arrays(white[4:], black[4:], score[4:]), cfg,
+                          initial=initial)
+        assert second["a"] == full["a"] and second["b"] == full["b"]
+        assert second.fide_reached.tolist() == full.fide_reached.tolist()
+    # without the flag a's K would be 20 again: the continued rating would differ
+    table = read_ratings(str(path)).drop_columns(["fide_reached"])
+    lost = elo.rate(Games.from_arrays(white[4:], black[4:], score[4:]), cfg, initial=table)
+    assert lost["a"] != full["a"]
+
+
+def test_fide_reached_bad_values():
+    g = Games.from_arrays(["a"], ["b"], [1.0])
+    with pytest.raises(InputError, match="column 'fide_reached' must be true/false"):
+        elo.rate(g, EloConfig.fide(), initial={"player": ["a", "b"], "rating": [1500.0, 1500.0],
+                                               "fide_reached": ["yes", "no"]})
+    r = elo.rate(g, EloConfig.fide(), initial={"player": ["a", "b"], "rating": [1500.0, 1.0],
+                                               "fide_reached": [1, 0]})
+    assert r.fide_reached.tolist() == [True, False]
+    assert elo.rate(g, EloConfig()).fide_reached is None
 
 
 def test_continuation_mid_period_game_by_game():

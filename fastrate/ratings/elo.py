@@ -473,8 +473,12 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
         table = ((30.0, 40.0), (_INF, 20.0))
     bounds = np.array([r[0] for r in table] or [_INF], dtype=np.float64)
     values = np.array([r[1] for r in table] or [config.k], dtype=np.float64)
-    reached = state.rating >= config.fide_threshold if config.k_schedule == "fide" \
+    fide = config.k_schedule == "fide"
+    reached = state.rating >= config.fide_threshold if fide \
         else np.zeros(n_players, dtype=np.bool_)
+    if fide and state.fide_reached is not None:  # a saved state: reached 2400 before
+        reached |= state.fide_reached
+    reached = require(reached, np.bool_)
     by_period = config.update == "period"
     m = n_players if by_period else 0
     pending = np.zeros(m, dtype=np.float64)
@@ -498,7 +502,7 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     else:
         _elo_kernel(games.white, games.black, games.score, weight,
                     _EMPTY_F if games.margin is None else games.margin, neutral, period,
-                    state.rating, state.games_played, state.last_period, require(reached, np.bool_),
+                    state.rating, state.games_played, state.last_period, reached,
                     reset_game, reset_player, reset_value,
                     float(config.k), _K_MODE[config.k_schedule], bounds, values,
                     float(config.k_power[0]), float(config.k_power[1]), float(config.k_power[2]),
@@ -511,4 +515,5 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
                    config=config,
                    last_period=state.last_period if games.period is not None else None,
                    pre_white=games.to_input_order(pre_white) if record_pregame else None,
-                   pre_black=games.to_input_order(pre_black) if record_pregame else None)
+                   pre_black=games.to_input_order(pre_black) if record_pregame else None,
+                   fide_reached=reached if fide else None)
