@@ -694,3 +694,95 @@ def test_cli_tables_initial_and_predictions(results_csv: Path, tmp_path: Path):
 def test_bridge_rate_is_documented():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     assert "fastrate bridge rate" in doc
+
+
+# ----------------------------------------------------------------------------------
+# continuation with partnership experience
+
+
+def _split_rows(rows, cut_period):
+    def sub(keep):
+        idx = [i for i, p in enumerate(rows["period"]) if keep(p)]
+        return {k: [v[i] for i in idx] for k, v in rows.items()}
+    return sub(lambda p: p < cut_period), sub(lambda p: p >= cut_period)
+
+
+@pytest.mark.parametrize("cfg_kw", [
+    {"experience_bonus": 30.0},
+    {"k_experience": ((20.0, 1.5), (math.inf, 1.0)), "update": "board"},
+    {"experience_bonus": 20.0, "model": "plain", "experience_n0": 10.0},
+])
+@pytest.mark.parametrize("cut", [2, 4])
+def test_continuation_with_partnership_experience_equals_full_run(cfg_kw, cut):
+    cfg = be.BridgeEloConfig(**cfg_kw)
+    rows = synthetic(n_players=120, n_boards=150, n_periods=6, seed=3)
+    full = be.rate(boards_from_rows(rows), cfg)
+    head, tail = _split_rows(rows, cut)
+    first = be.rate(boards_from_rows(head), cfg)
+    second = be.rate(boards_from_rows(tail), cfg, initial=first)
+    by_table = be.rate(boards_from_rows(tail), cfg, initial=first.to_arrow(),
+                       partnerships=first.partnerships_table())
+    for r in (second, by_table):
+        for name in full.players:
+            assert r[name] == full[name], name  # exact
+    want = sorted((tuple(sorted(p)), n) for *p, n in zip(*full.partnerships.values()))
+    got = sorted((tuple(sorted(p)), n) for *p, n in zip(*second.partnerships.values()))
+    assert got == want  # pairs of the first part only are carried over too
+    # without the saved experience the continuation differs: the test can fail
+    lost = be.rate(boards_from_rows(tail), cfg, initial=first.to_arrow())
+    assert any(lost[n] != full[n] for n in full.players)
+
+
+def test_partnerships_table_and_bad_partnerships():
+    rows = synthetic(n_players=60, n_boards=30, n_periods=3, seed=1)
+    boards = boards_from_rows(rows)
+    assert be.rate(boards).partnerships is None
+    assert be.rate(boards).partnerships_table() is None
+    r = be.rate(boards, be.BridgeEloConfig(experience_bonus=10.0))
+    t = r.partnerships_table()
+    assert t.column_names == ["player_1", "player_2", "boards"]
+    assert sum(t.column("boards").to_pylist()) == 2 * boards.n_results - 2 * int(
+        (~r.rated).sum())
+    cfg = be.BridgeEloConfig(experience_bonus=10.0)
+    with pytest.raises(InputError, match="missing boards"):
+        be.rate(boards, cfg, partnerships={"player_1": ["p1"], "player_2": ["p2"]})
+    with pytest.raises(InputError, match="column 'boards' must be a whole number >= 0"):
+        be.rate(boards, cfg, partnerships={"player_1": ["p1"], "player_2": ["p2"],
+                                          "boards": [-1]})
+    with pytest.raises(InputError, match="twice"):
+        be.rate(boards, cfg, partnerships={"player_1": ["p1", "p2"], "player_2": ["p2", "p1"],
+                                          "boards": [1, 2]})
+
+
+def test_cli_partnerships_round_trip(tmp_path: Path):
+    rows = synthetic(n_players=120, n_boards=120, n_periods=6, seed=5)
+    start = np.datetime64("2024-02-21")
+    from fastrate.io.tables import write_table
+
+    paths = []
+    for part, name in zip(_split_rows(rows, 3), ("a.csv", "b.csv")):
+        time = [str(start + np.timedelta64(int(p) * 3, "D")) for p in part["period"]]
+        table = pa.table({"board": part["board"], "north": part["north"],
+                          "south": part["south"], "east": part["east"],
+                          "west": part["west"], "ns_score": part["ns_score"], "date": time})
+        write_table(table, tmp_path / name)
+        paths.append(str(tmp_path / name))
+    opts = ["--experience-bonus", "30", "--top", "0"]
+    cli("bridge", "rate", paths[0], *opts, "-o", str(tmp_path / "r1.csv"),
+        "--partnerships-out", str(tmp_path / "p1.csv"))
+    cli("bridge", "rate", paths[1], *opts, "--initial", str(tmp_path / "r1.csv"),
+        "--initial-partnerships", str(tmp_path / "p1.csv"), "-o", str(tmp_path / "r2.csv"))
+    import pyarrow.csv as pcsv
+
+    from fastrate.bridge.boards import read_boards
+
+    both = pa.concat_tables([pcsv.read_csv(p) for p in paths])
+    write_table(both, tmp_path / "all.csv")
+    full = be.rate(read_boards(tmp_path / "all.csv", period="3d"),
+                   be.BridgeEloConfig(experience_bonus=30.0))
+    got = pcsv.read_csv(tmp_path / "r2.csv").to_pydict()
+    for name, rating in zip(got["player"], got["rating"]):
+        assert rating == pytest.approx(full[name], abs=1e-9)
+    res = cli("bridge", "rate", paths[0], "--partnerships-out", str(tmp_path / "x.csv"),
+              ok=False)
+    assert res.exit_code == 2 and "--experience-bonus" in res.output + res.stderr

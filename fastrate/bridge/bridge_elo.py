@@ -662,6 +662,10 @@ class BridgeRatings(Ratings):
     order: np.ndarray | None = field(default=None, repr=False)
     n_single_result_boards: int = 0
     n_partnerships: int | None = None
+    #: boards each partnership has played together (``player_1``, ``player_2``,
+    #: ``boards``; with ``experience_bonus`` or ``k_experience`` only): the state that
+    #: continues a run exactly (see :meth:`partnerships_table`)
+    partnerships: dict[str, np.ndarray] | None = field(default=None, repr=False)
     boards: Any = field(default=None, repr=False)
     _components: Components | None = field(default=None, repr=False)
 
@@ -692,6 +696,21 @@ class BridgeRatings(Ratings):
     @property
     def boards_played(self) -> np.ndarray:
         return self.games_played
+
+    def partnerships_table(self):
+        """Boards played together per partnership as a ``pyarrow.Table`` (``player_1,
+        player_2, boards``; pairs rated as units have ``player_1 == player_2``), to
+        save beside the ratings and pass back as ``partnerships=`` (CLI:
+        ``--partnerships-out`` / ``--initial-partnerships``). None when the
+        configuration does not use partnership experience."""
+        if self.partnerships is None:
+            return None
+        import pyarrow as pa
+
+        from fastrate._validate import numpy_to_arrow
+
+        return pa.Table.from_arrays([numpy_to_arrow(v) for v in self.partnerships.values()],
+                                    names=list(self.partnerships))
 
     @property
     def n_rated(self) -> int:
@@ -894,22 +913,74 @@ def partnership_ids(boards: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return ns, ew, keys // n, keys % n
 
 
+def _partnership_key(a: Any, b: Any) -> tuple:
+    """Order-free key of two unit names (ints and strings never mix in one index)."""
+    return (a, b) if (str(type(a)), a) <= (str(type(b)), b) else (b, a)
+
+
+def _previous_partnerships(initial: Any, partnerships: Any) -> dict | None:
+    """``{(name, name): boards}`` from ``partnerships`` (a table with player_1, player_2,
+    boards) or, when that is None, from a previous :class:`BridgeRatings` given as
+    ``initial``; None when neither says anything."""
+    if partnerships is None:
+        if isinstance(initial, BridgeRatings) and initial.partnerships is not None:
+            partnerships = initial.partnerships
+        else:
+            return None
+    elif isinstance(partnerships, BridgeRatings):
+        partnerships = partnerships.partnerships
+        if partnerships is None:
+            return None
+    from fastrate._validate import Source, arrow_to_numpy, as_1d, as_float64, fail_at
+    from fastrate.io.tables import to_arrow_table
+
+    table = partnerships if isinstance(partnerships, dict) else None
+    if table is None:
+        t = to_arrow_table(partnerships)
+        table = {c: arrow_to_numpy(t.column(c)) for c in t.column_names}
+    missing = [c for c in ("player_1", "player_2", "boards") if c not in table]
+    if missing:
+        raise InputError(f"partnerships need columns player_1, player_2 and boards; missing "
+                         f"{', '.join(missing)}")
+    src = Source("initial partnerships")
+    n = as_float64(table["boards"], "boards", src)
+    bad = (n < 0) | (n != np.floor(n))
+    if bad.any():
+        raise fail_at("boards", "must be a whole number >= 0", n, int(np.argmax(bad)), src)
+    a = as_1d(table["player_1"], "player_1").tolist()
+    b = as_1d(table["player_2"], "player_2").tolist()
+    out: dict = {}
+    for i, (x, y, k) in enumerate(zip(a, b, n.astype(np.int64).tolist())):
+        key = _partnership_key(x, y)
+        if key in out:
+            raise fail_at("player_1", f"lists the partnership {x!r} & {y!r} twice",
+                          np.asarray(a, dtype=object), i, src)
+        out[key] = k
+    return out
+
+
 def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any = None, *,
-         scores: Any = None) -> BridgeRatings:
+         scores: Any = None, partnerships: Any = None) -> BridgeRatings:
     """Rate the players of ``boards`` (a :class:`fastrate.bridge.Boards`) with bridge Elo.
 
     ``initial``: starting ratings (a previous :class:`BridgeRatings`/:class:`Ratings`, a
     mapping name -> rating, or a table with ``player``, ``rating`` [, ``games_played``,
-    ``last_period``]); players known only to it are kept. Partnership experience starts
-    at zero in every call. ``scores``: the boards' cross-IMPs when already computed
-    (``boards.score("cross-imps")``), so several runs score once.
+    ``last_period``]); players known only to it are kept. ``partnerships``: the boards
+    each partnership played before (a table ``player_1, player_2, boards`` as
+    :meth:`BridgeRatings.partnerships_table` writes it); by default taken from a
+    previous :class:`BridgeRatings` passed as ``initial``, else zero. With both, a
+    continued run equals rating everything at once. ``scores``: the boards' cross-IMPs
+    when already computed (``boards.score("cross-imps")``), so several runs score once.
 
     Boards that name pairs only (``ns_pair``/``ew_pair``) rate each pair as one unit.
     """
     index, north, south, east, west, pairs_only = _units(boards)
+    board_names = index.names
     if not isinstance(config, BridgeEloConfig):
         raise InputTypeError(f"config must be a BridgeEloConfig; got {type(config).__name__}")
     imps = _row_imps(boards, scores)
+    previous = _previous_partnerships(initial, partnerships) if config.uses_partnerships \
+        else None
     index, rating, played, last, mapping = _initial_state(index, initial,
                                                           config.initial_rating)
     if mapping is not None:
@@ -917,12 +988,16 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
                                     for x in (north, south, east, west))
     n_units = len(index)
     if config.uses_partnerships:
-        ns_pid, ew_pid, first, _ = partnership_ids(boards)
+        ns_pid, ew_pid, first, second = partnership_ids(boards)
         n_pairs = int(first.shape[0])
     else:
         ns_pid = ew_pid = _EMPTY_I
         n_pairs = None
     together = np.zeros(n_pairs or 0, dtype=np.int64)
+    if previous:
+        names_1, names_2 = board_names[first].tolist(), board_names[second].tolist()
+        for i, key in enumerate(map(_partnership_key, names_1, names_2)):
+            together[i] = previous.pop(key, 0)
     has_period = boards.board_period is not None
     by_period = config.update == "period" and has_period
     if has_period and boards.n_boards and max(-int(boards.board_period[0]),
@@ -965,6 +1040,24 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
     last = np.where(np.isnan(last_f), _NO_PERIOD, np.nan_to_num(last_f)).astype(np.int64)
     rated = pred == pred
     scored &= rated
+    pairs_out = None
+    if config.uses_partnerships:
+        left = list(previous.items()) if previous else []  # known only to the saved state
+
+        def names(mine: np.ndarray, theirs: list) -> np.ndarray:
+            if not theirs:
+                return mine
+            extra = np.array(theirs)
+            if mine.dtype.kind in "iu" and extra.dtype.kind in "iu":
+                return np.concatenate([mine, extra.astype(mine.dtype)])
+            out = np.empty(mine.shape[0] + len(theirs), dtype=object)
+            out[:mine.shape[0]], out[mine.shape[0]:] = mine, theirs
+            return out
+
+        pairs_out = {"player_1": names(board_names[first], [x for (x, _), _ in left]),
+                     "player_2": names(board_names[second], [y for (_, y), _ in left]),
+                     "boards": np.concatenate([together,
+                                               np.array([k for _, k in left], np.int64)])}
     if has_period:
         stored_period = np.repeat(boards.board_period, np.diff(offsets))
     else:
@@ -976,7 +1069,8 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
         stored_predictions=pred, stored_outcome=outcome, stored_period=stored_period,
         rated=rated, scored=scored, order=boards.order,
         boards=boards,
-        n_single_result_boards=boards.n_single_result_boards, n_partnerships=n_pairs)
+        n_single_result_boards=boards.n_single_result_boards, n_partnerships=n_pairs,
+        partnerships=pairs_out)
 
 
 # ----------------------------------------------------------------------------------

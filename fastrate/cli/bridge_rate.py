@@ -99,6 +99,13 @@ def _read(path: str, period: str | None, input_format: str | None):
               help="Leave the first N rating periods out of the evaluation.")
 @click.option("--initial", type=click.Path(exists=True, dir_okay=False),
               help="Starting ratings (player, rating[, games_played]); a previous output.")
+@click.option("--initial-partnerships", type=click.Path(exists=True, dir_okay=False),
+              help="Boards each partnership played before (player_1, player_2, boards): a "
+              "previous --partnerships-out, so that --experience-bonus/--k-experience "
+              "continue exactly.")
+@click.option("--partnerships-out", type=click.Path(dir_okay=False), help="Write the boards "
+              "each partnership has played together (with --experience-bonus or "
+              "--k-experience) to this file, for a later --initial-partnerships.")
 @click.option("--evaluate", "do_evaluate", is_flag=True, help="Print the walk-forward "
               "metrics (accuracy, RMSE, binomial deviance, log loss) next to the null model.")
 @click.option("--predictions", type=click.Path(dir_okay=False), help="Also write every "
@@ -113,8 +120,9 @@ def _read(path: str, period: str | None, input_format: str | None):
               "(default: from the -o extension; with no -o, a readable table).")
 def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_games,
                  k_experience, cap, no_cap, draw_margin, margin, margin_scale,
-                 experience_bonus, experience_n0, burn_in, initial, do_evaluate, predictions,
-                 top, input_format, output, fmt) -> None:
+                 experience_bonus, experience_n0, burn_in, initial, initial_partnerships,
+                 partnerships_out, do_evaluate, predictions, top, input_format, output,
+                 fmt) -> None:
     """Rate bridge players from the table results in FILE (bridge Elo).
 
     FILE (CSV, Parquet, JSON or PBN) has one row per table result: board (and event),
@@ -131,6 +139,8 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
       fastrate bridge rate results.csv --plain --k 24 --evaluate --burn-in 5
       fastrate bridge rate results.csv --experience-bonus 30 --experience-n0 100 --evaluate
       fastrate bridge rate results.csv --artificial-matches --top 50
+      fastrate bridge rate new.csv --experience-bonus 30 --initial ratings.csv \
+          --initial-partnerships pairs.csv --partnerships-out pairs2.csv -o ratings2.csv
     """
     chosen = [name for name, on in (("field", field_flag), ("plain", plain_flag),
                                     ("artificial", artificial_flag)) if on]
@@ -165,12 +175,18 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
     if scores.n_no_comparison:
         click.echo(f"fastrate: warning: {scores.n_no_comparison:,} board(s) with a single "
                    "result have no comparison and are not rated", err=True)
-    init = None
-    if initial is not None:
-        from fastrate.io.tables import read_ratings
+    if (initial_partnerships or partnerships_out) and not config.uses_partnerships:
+        raise click.UsageError("--initial-partnerships and --partnerships-out go with "
+                               "--experience-bonus or --k-experience (the options that use "
+                               "partnership experience)")
+    init = pairs = None
+    from fastrate.io.tables import read_ratings, read_table
 
+    if initial is not None:
         init = read_ratings(initial)
-    ratings = be.rate(boards, config, initial=init, scores=scores)
+    if initial_partnerships is not None:
+        pairs = read_table(initial_partnerships)
+    ratings = be.rate(boards, config, initial=init, scores=scores, partnerships=pairs)
     who = "pairs" if boards.players is None else "players"
     note(f"{len(ratings):,} {who} in {ratings.n_components:,} board component(s)"
          + (" (ratings in different components are on unrelated scales)"
@@ -194,6 +210,10 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
                               "period": pa.array(ratings.period),
                               "expected_score": nullable(ratings.predictions),
                               "outcome": nullable(ratings.outcome)}), predictions)
+    if partnerships_out is not None:
+        from fastrate.io.tables import write_table
+
+        write_table(ratings.partnerships_table(), partnerships_out)
     if output is not None or fmt is not None:
         _emit(table, output, fmt)
     to_err = output is None and fmt is not None
