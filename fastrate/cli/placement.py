@@ -39,9 +39,8 @@ def _read_reference(reference: str | None):
 
     path = Path(reference)
     if not path.exists():
-        raise InputError(f"--reference must be tazd, takbe, uniform (tapl), taowr, taolz or a profile "
-                         f"file; no such "
-                         f"file: {reference}")
+        raise InputError(f"--reference must be tazd, takbe, uniform, taowr, taolz or a profile "
+                         f"file (tapl = uniform); no such file: {reference}")
     text = path.read_text().replace(",", " ").replace("-", " ").split()
     try:
         return np.array([float(x) for x in text])
