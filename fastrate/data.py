@@ -591,11 +591,21 @@ class PlayerState:
         ``last_period``, ``fide_reached``. Players known only to ``initial`` are kept, so
         continuing from a saved state gives the same table as a full recompute.
         """
+        state, mapping = cls.merge(games.players, initial, rating=rating, rd=rd,
+                                   volatility=volatility)
+        return state, (games if mapping is None else games.with_players(state.players, mapping))
+
+    @classmethod
+    def merge(cls, players: PlayerIndex, initial: Any, *, rating: float, rd: float = math.nan,
+              volatility: float = math.nan) -> tuple[PlayerState, np.ndarray | None]:
+        """Default state for ``players`` overlaid with ``initial`` (as in :meth:`resolve`),
+        and the mapping of ``players``' ids to the state's ids (None when unchanged):
+        the players of ``initial`` come first, then the new ones."""
         if initial is None:
-            n = games.n_players
-            return cls(games.players, np.full(n, float(rating)), np.full(n, float(rd)),
+            n = len(players)
+            return cls(players, np.full(n, float(rating)), np.full(n, float(rd)),
                        np.full(n, float(volatility)), np.zeros(n, np.int64),
-                       np.full(n, _NO_PERIOD, np.int64)), games
+                       np.full(n, _NO_PERIOD, np.int64)), None
         cols = _initial_columns(initial)
         init_names = cols.pop("player")
         init_index = PlayerIndex(init_names)
@@ -605,7 +615,7 @@ class PlayerState:
             raise InputError(f"initial ratings list player {_fmt(dup)} twice; keep one row per "
                              "player")
         lookup = init_index.lookup
-        game_names = games.players.names.tolist()
+        game_names = players.names.tolist()
         new = [name for name in game_names if name not in lookup]
         all_names = np.empty(len(init_index) + len(new), dtype=object)
         all_names[:len(init_index)] = init_index.names
@@ -635,7 +645,7 @@ class PlayerState:
                 if np.isinf(vals).any():
                     i = int(np.argmax(np.isinf(vals)))
                     raise fail_at(name, "must be finite", vals, i, Source("initial ratings"))
-        return state, games.with_players(index, mapping)
+        return state, mapping
 
 
 def _bool_column(values: Any, name: str) -> np.ndarray:

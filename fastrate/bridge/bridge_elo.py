@@ -819,45 +819,12 @@ def _row_imps(boards: Any, scores: Any) -> np.ndarray:
 def _initial_state(index: PlayerIndex, initial: Any, rating: float
                    ) -> tuple[PlayerIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """(index, rating, boards played, last period, mapping of board ids -> state ids or
-    None) with ``initial`` overlaid; players known only to ``initial`` are kept."""
-    n = len(index)
-    if initial is None:
-        return (index, np.full(n, float(rating)), np.zeros(n, np.int64),
-                np.full(n, _NO_PERIOD, np.int64), None)
-    from fastrate._validate import Source, as_1d, as_float64, fail_at
-    from fastrate.data import _initial_columns
+    None) with ``initial`` overlaid (:meth:`fastrate.data.PlayerState.merge`); players
+    known only to ``initial`` are kept."""
+    from fastrate.data import PlayerState
 
-    cols = _initial_columns(initial)
-    init = PlayerIndex(cols.pop("player"))
-    if len(init.lookup) != len(init):
-        raise InputError("initial ratings list a player twice; keep one row per player")
-    lookup = init.lookup
-    names = index.names.tolist()
-    new = [x for x in names if x not in lookup]
-    all_names = np.empty(len(init) + len(new), dtype=object)
-    all_names[:len(init)] = init.names
-    all_names[len(init):] = new
-    full = PlayerIndex(all_names)
-    mapping = np.array([full.lookup[x] for x in names], dtype=np.int64)
-    m = len(init)
-    total = len(full)
-    r = np.full(total, float(rating))
-    vals = as_float64(cols["rating"], "rating", Source("initial ratings"), allow_nan=True)
-    if np.isinf(vals).any():
-        i = int(np.argmax(np.isinf(vals)))
-        raise fail_at("rating", "must be finite", vals, i, Source("initial ratings"))
-    r[:m] = np.where(np.isnan(vals), r[:m], vals)
-    played = np.zeros(total, np.int64)
-    if "games_played" in cols:
-        g = as_1d(cols["games_played"], "games_played")
-        played[:m] = np.nan_to_num(g.astype(np.float64)).astype(np.int64)
-    last = np.full(total, _NO_PERIOD, np.int64)
-    if "last_period" in cols:
-        lp = as_1d(cols["last_period"], "last_period")
-        if lp.dtype.kind == "f":
-            lp = np.where(np.isnan(lp), _NO_PERIOD, np.nan_to_num(lp)).astype(np.int64)
-        last[:m] = lp
-    return full, r, played, last, mapping
+    state, mapping = PlayerState.merge(index, initial, rating=rating)
+    return state.players, state.rating, state.games_played, state.last_period, mapping
 
 
 def _table_arrays(table: tuple) -> tuple[np.ndarray, np.ndarray]:
