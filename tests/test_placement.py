@@ -566,6 +566,60 @@ def test_pga_bad_input():
         P.pga([1, 1], ["a", "b"], [1, 2], [5, 0])
     with pytest.raises(ConfigError, match="'p_watch' of pga"):
         P.pga([1, 1], ["a", "b"], [1, 2], [5, 5], p_watch=0)
+    # rows out of order take the sorting path; the error names the same row
+    with pytest.raises(InputError, match=r"'seat' must not repeat within a game; found 3\.0 "
+                       r"at row 5"):
+        P.pga([3, 3, 1, 1, 3], ["a", "b", "c", "d", "c"], [1, 3, 1, 2, 3], [5] * 5)
+    with pytest.raises(InputError, match=r"'player' must not repeat a player within a game; "
+                       r"found 'b' at row 4"):
+        P.pga([2, 1, 2, 1], ["a", "b", "b", "b"], [2, 1, 1, 2], [5] * 4)
+
+
+def _seating_log(rng, n_games, n_players, capacity=6):
+    rows = []
+    for g in range(n_games):
+        size = int(rng.integers(1, capacity + 1))
+        for seat, p in enumerate(rng.choice(n_players, size, replace=False), start=1):
+            rows.append((g, int(p), seat, float(rng.integers(4, 160)) / 4))
+    return [np.array(c) for c in zip(*rows)]
+
+
+def _by_pair(r):
+    cols = [c for c in r if c not in ("x", "y")]
+    return {(x, y): tuple(r[c][i].tobytes() for c in cols)
+            for i, (x, y) in enumerate(zip(r["x"].tolist(), r["y"].tolist()))}
+
+
+def test_pga_row_order_does_not_change_a_bit():
+    # a log in game-then-seat order (no sort), the same rows shuffled (sorted by game
+    # and seat) and with string game keys: every pair's values agree to the bit
+    # (quarter watchers: their sums are exact in any order)
+    rng = np.random.default_rng(3)
+    game, player, seat, watchers = _seating_log(rng, 400, 40)
+    direct = P.pga(game, player, seat, watchers, capacity=6)
+    assert [len(set(zip(direct["x"].tolist(), direct["y"].tolist())))] == [len(direct["x"])]
+    o = rng.permutation(game.shape[0])
+    shuffled = P.pga(game[o], player[o], seat[o], watchers[o], capacity=6)
+    keys = np.array([f"g{g:04d}" for g in game[o]], dtype=object)
+    named = P.pga(keys, player[o], seat[o], watchers[o], capacity=6)
+    assert _by_pair(direct) == _by_pair(shuffled) == _by_pair(named)
+    # sorted by x then y in order of first appearance
+    first = {p: i for i, p in reversed(list(enumerate(player[o].tolist())))}
+    rank = [(first[x], first[y]) for x, y in zip(shuffled["x"].tolist(), shuffled["y"].tolist())]
+    assert rank == sorted(rank)
+
+
+def test_pga_threads_give_the_same_bits(monkeypatch):
+    rng = np.random.default_rng(4)
+    game, player, seat, watchers = _seating_log(rng, 3000, 300, capacity=7)
+    one = P.pga(game, player, seat, watchers)
+    monkeypatch.setattr(P, "_PGA_MIN_ROWS_PER_THREAD", 10)
+    monkeypatch.setattr(P.numba, "get_num_threads", lambda: 3)
+    assert len(P._player_chunks(np.array([0, 10, 20, 30, 40]))) == 3
+    three = P.pga(game, player, seat, watchers)
+    for name in one:
+        assert one[name].dtype == three[name].dtype
+        assert one[name].tobytes() == three[name].tobytes(), name
 
 
 def test_cli_pga(files):
