@@ -15,8 +15,9 @@ The seating model (every choice is a module constant below):
 * **Watchers** (players in the lobby when a seat is taken, >= 1): each game has a lobby
   size drawn from a gamma distribution (mean :data:`LOBBY_MEAN`), each seating
   ``1 + Poisson(lobby)``.
-* **Affiliates**: ``n_affiliates`` planted pairs of regular players (activity rank
-  :data:`AFFILIATE_RANKS`, a few hundred games each) who join each other's tables:
+* **Affiliates**: ``n_affiliates`` planted pairs of regular players (activity ranks
+  :data:`AFFILIATE_RANKS` of the players: 1,000 .. 5,000 of 200,000, a few hundred games
+  each) who join each other's tables:
   whenever one of them sits down with a seat still free after him, the other takes one
   of the later seats with probability :data:`P_JOIN` (unless he is already there).
   Their PPC is far above 3 in both directions; a random pair's is far below.
@@ -49,8 +50,8 @@ MIN_TABLE = 4
 #: mean lobby size (watchers) of a game; gamma shape of its spread
 LOBBY_MEAN = 30.0
 LOBBY_SHAPE = 4.0
-#: activity ranks (0 = most active) the planted affiliates are drawn from
-AFFILIATE_RANKS = (1_000, 5_000)
+#: activity ranks (shares of the players, most active first) the affiliates come from
+AFFILIATE_RANKS = (0.005, 0.025)
 #: probability that an affiliate joins his partner's table when a seat is free
 P_JOIN = 0.6
 
@@ -100,8 +101,10 @@ def seating_arrays(n_players: int = 200_000, n_rows: int = 10_000_000, capacity:
         table[rows] = sub
 
     # planted affiliates: regular players who join each other's tables
-    lo, hi = AFFILIATE_RANKS
-    lo, hi = min(lo, n_players - 2 * n_affiliates), min(hi, n_players)
+    lo = int(AFFILIATE_RANKS[0] * n_players)
+    hi = max(int(AFFILIATE_RANKS[1] * n_players), lo + 2 * n_affiliates)
+    if hi > n_players:
+        raise ValueError(f"{n_affiliates} affiliate pairs need more players")
     by_rank = np.argsort(-activity, kind="stable")
     pick = rng.choice(np.arange(lo, hi), 2 * n_affiliates, replace=False)
     pairs = by_rank[pick].reshape(n_affiliates, 2)

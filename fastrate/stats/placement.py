@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 import numba
 import numpy as np
@@ -427,10 +427,27 @@ def _game_runs_kernel(g, starts):
 
 
 @kernel
-def _group_rows_kernel(codes, starts, order):
+def _game_codes_kernel(g, base, rank, codes):
+    """Codes of integer game keys in sorted order of the keys, by a direct table (``rank``:
+    one zeroed slot per value ``base .. base + len(rank) - 1``) instead of a sort.
+    Returns the number of games."""
+    for i in range(g.shape[0]):
+        rank[g[i] - base] = 1
+    n_games = 0
+    for v in range(rank.shape[0]):
+        if rank[v] != 0:
+            rank[v] = n_games
+            n_games += 1
+    for i in range(g.shape[0]):
+        codes[i] = rank[g[i] - base]
+    return n_games
+
+
+@kernel
+def _group_rows_kernel(codes, seat, starts, order, seat_sorted):
     """Stable counting sort of the rows by game code (0 .. games-1, in sorted order of the
-    game keys): ``order`` gets the rows game by game, ``starts`` (games + 1, zeroed) the
-    start of every game's rows and the end."""
+    game keys): ``order`` gets the rows game by game and ``seat_sorted`` their seats,
+    ``starts`` (games + 1, zeroed) the start of every game's rows and the end."""
     n_games = starts.shape[0] - 1
     for i in range(codes.shape[0]):
         starts[codes[i] + 1] += 1
@@ -439,45 +456,53 @@ def _group_rows_kernel(codes, starts, order):
     fill = starts[:n_games].copy()
     for i in range(codes.shape[0]):
         c = codes[i]
-        order[fill[c]] = i
-        fill[c] += 1
+        t = fill[c]
+        order[t] = i
+        seat_sorted[t] = seat[i]
+        fill[c] = t + 1
 
 
 @kernel
-def _seat_order_kernel(starts, seat, player, order):
-    """Check (and, with an ``order``, finish) the seat order of every game.
+def _seat_order_kernel(starts, seat, order):
+    """Check (and, with an ``order``, finish) the seat order of every game; ``seat``: the
+    seats of the rows as they stand, or in the order of ``order``.
 
-    ``order`` empty: the rows are taken as they stand; a game whose seats do not rise
-    returns 1 (the caller then passes ``np.arange`` as the order). Otherwise each game's
-    rows in ``order[starts[g]:starts[g+1]]`` are insertion-sorted by seat (stable, so
-    the order of NumPy's lexsort by (game, seat)). Returns 2 for a seat that repeats in
-    a game, 3 for a player who does, else 0 (the caller names the row on the slow
-    path)."""
+    ``order`` empty: a game whose seats do not rise returns 1 (the caller then passes
+    ``np.arange`` as the order and a copy of the seats). Otherwise each game's rows
+    ``order[starts[g]:starts[g+1]]`` are insertion-sorted by seat together with their
+    seats (stable, so the order of NumPy's lexsort by (game, seat)). Returns 2 for a
+    seat that repeats in a game (the caller names the row on the slow path), else 0."""
     direct = order.shape[0] == 0
     for g in range(starts.shape[0] - 1):
         a = starts[g]
         b = starts[g + 1]
-        if direct:
-            for i in range(a + 1, b):
-                if seat[i] <= seat[i - 1]:
-                    return 2 if seat[i] == seat[i - 1] else 1
-        else:
+        if not direct:
             for i in range(a + 1, b):
                 r = order[i]
-                s = seat[r]
+                s = seat[i]
                 j = i - 1
-                while j >= a and seat[order[j]] > s:
+                while j >= a and seat[j] > s:
                     order[j + 1] = order[j]
+                    seat[j + 1] = seat[j]
                     j -= 1
                 order[j + 1] = r
-            for i in range(a + 1, b):
-                if seat[order[i]] == seat[order[i - 1]]:
-                    return 2
+                seat[j + 1] = s
         for i in range(a + 1, b):
-            pi = player[i] if direct else player[order[i]]
+            if seat[i] <= seat[i - 1]:
+                return 2 if seat[i] == seat[i - 1] else 1
+    return 0
+
+
+@kernel
+def _repeated_player_kernel(starts, player):
+    """1 when a player sits twice in one game (``player`` in game order), else 0."""
+    for g in range(starts.shape[0] - 1):
+        a = starts[g]
+        for i in range(a + 1, starts[g + 1]):
+            p = player[i]
             for j in range(a, i):
-                if (player[j] if direct else player[order[j]]) == pi:
-                    return 3
+                if player[j] == p:
+                    return 1
     return 0
 
 
@@ -1456,11 +1481,15 @@ def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
     # sums every table-mate's counts in a slot and writes his pairs, table-mates
     # radix-sorted by id. A first walk counts the pairs to size the output. Players are
     # split over threads in contiguous ranges; each writes only his own output rows.
-    starts, order = _seating_order(g, st, ids, pl)
+    starts, order = _seating_order(g, st)
+    if starts is None:
+        _raise_seating_error(g, st, ids, pl)
     po = np.empty(rows, np.int64)
     block = np.empty((rows, 3))
     _seat_block_kernel(ids, wt, empty, np.empty(0, np.int64) if order is None else order,
                        po, block)
+    if _repeated_player_kernel(starts, po):
+        _raise_seating_error(g, st, ids, pl)
     offsets = np.zeros(m + 1, np.int64)
     seated = np.empty((rows, 3), np.int64)
     _player_games_kernel(po, starts, offsets, seated)
@@ -1502,12 +1531,15 @@ def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
             "apc": apc, "p_value": pval, "flagged": flagged}
 
 
-def _seating_order(g: np.ndarray, st: np.ndarray, ids: np.ndarray,
-                   pl: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def _seating_order(g: np.ndarray,
+                   st: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(game starts plus the end, the rows in game-then-seat order or None when they
     already are) for :func:`pga`; games in sorted order of their keys, as NumPy's
-    ``unique`` numbers them. Repeated seats or players raise, naming the row as the
-    sort-based check does."""
+    ``unique`` numbers them. Returns None for the starts when a seat repeats in a game.
+
+    Keys that never decrease need no sort (one O(rows) check); otherwise integer keys
+    in a range of at most 4 x rows get their codes from a direct table and others from
+    ``np.unique``, then a counting sort by code and an insertion sort by seat."""
     rows = g.shape[0]
     starts = np.empty(rows + 1, np.int64)
     n_games = -1
@@ -1519,28 +1551,33 @@ def _seating_order(g: np.ndarray, st: np.ndarray, ids: np.ndarray,
         key = require(g, np.int64)
     if key is not None:
         n_games = _game_runs_kernel(key, starts)
-    order = None
     if n_games >= 0:
         starts = starts[:n_games + 1]
-        status = _seat_order_kernel(starts, st, ids, np.empty(0, np.int64))
+        order = None
+        status = _seat_order_kernel(starts, st, np.empty(0, np.int64))
         if status == 1:
             order = np.arange(rows, dtype=np.int64)
-            status = _seat_order_kernel(starts, st, ids, order)
+            status = _seat_order_kernel(starts, st.copy(), order)
+        return (None if status else starts), order
+    codes = np.empty(rows, np.int64)
+    lo = hi = 0
+    if key is not None and key.dtype == np.int64:
+        lo, hi = int(key.min()), int(key.max())
+    if key is not None and key.dtype == np.int64 and hi - lo < 4 * rows:
+        n_games = _game_codes_kernel(key, lo, np.zeros(hi - lo + 1, np.int64), codes)
     else:
         _, inv = np.unique(g, return_inverse=True)
-        codes = require(inv.reshape(-1), np.int64)
+        codes[:] = inv.reshape(-1)
         n_games = int(codes.max()) + 1 if rows else 0
-        starts = np.zeros(n_games + 1, np.int64)
-        order = np.empty(rows, np.int64)
-        _group_rows_kernel(codes, starts, order)
-        status = _seat_order_kernel(starts, st, ids, order)
-    if status:
-        _raise_seating_error(g, st, ids, pl)
-    return starts, order
+    starts = np.zeros(n_games + 1, np.int64)
+    order = np.empty(rows, np.int64)
+    seat_sorted = np.empty(rows)
+    _group_rows_kernel(codes, st, starts, order, seat_sorted)
+    return (None if _seat_order_kernel(starts, seat_sorted, order) else starts), order
 
 
 def _raise_seating_error(g: np.ndarray, st: np.ndarray, ids: np.ndarray,
-                         pl: np.ndarray) -> None:
+                         pl: np.ndarray) -> NoReturn:
     """The error for a seat or a player that repeats within a game, naming the row as
     the first duplicate in (game, seat) order and then (game, player) order."""
     _, gid = np.unique(g, return_inverse=True)
