@@ -1446,7 +1446,10 @@ def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
 
     Returns columns ``x, y, games, joins, expected, ppc, apc, p_value, flagged`` for
     every ordered pair that shared a table, sorted by x then y (first appearance).
-    Pairs whose e is 0 (x always took the last seat) have NaN PPC."""
+    Pairs whose e is 0 (x always took the last seat) have NaN PPC.
+
+    Runs in up to ``numba.get_num_threads()`` threads on logs of 200,000 seatings or
+    more (``NUMBA_NUM_THREADS=1`` for one); the results do not depend on the number."""
     g = as_1d(game, "game")
     pl = as_1d(players, "player")
     rows = pl.shape[0]
