@@ -911,3 +911,13 @@ def test_cli_taowr_and_taolz(own_files, files):
     assert "--level applies to --reference taowr or taolz only" in str(res.exception)
     res = _invoke(["stats", str(own_files), "--reference", "taowr", "--level", "5"])
     assert "--level applies to --reference taolz only" in str(res.exception)
+
+
+def test_tapl_is_the_uniform_reference_by_name():
+    counts = np.array([[10, 5, 3, 2, 2, 2, 1], [1, 2, 3, 4, 5, 6, 9]])
+    assert P.reference_profile("TAPL").tolist() == P.reference_profile(None).tolist()
+    plain, named = P.placement_stats(counts), P.placement_stats(counts, reference="tapl")
+    assert plain.keys() == named.keys() and "vs_reference" not in named
+    for key in plain:
+        np.testing.assert_array_equal(plain[key], named[key])
+    np.testing.assert_array_equal(P.chi_square(counts, "tapl"), P.chi_square(counts))

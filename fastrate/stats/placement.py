@@ -772,11 +772,11 @@ def _ret(x: np.ndarray, single: bool) -> Any:
 def reference_profile(reference: Any = None, k: int = 7) -> np.ndarray:
     """The reference profile as fractions summing to 1 (float64, length ``k``).
 
-    ``None``/``"uniform"`` (pure luck), ``"tazd"``, ``"takbe"`` (k = 7 only), or any
-    sequence of k positive numbers (fractions or percentages). A profile whose sum is
-    off by more than 1% of both 1 and 100 is normalised with a :class:`ProfileWarning`.
+    ``None``/``"uniform"``/``"tapl"`` (pure luck), ``"tazd"``, ``"takbe"`` (k = 7 only),
+    or any sequence of k positive numbers (fractions or percentages). A profile whose sum
+    is off by more than 1% of both 1 and 100 is normalised with a :class:`ProfileWarning`.
     """
-    if reference is None or (isinstance(reference, str) and reference == "uniform"):
+    if _is_uniform(reference):
         return np.full(k, 1.0 / k)
     if isinstance(reference, str):
         key = reference.lower()
@@ -1354,7 +1354,9 @@ def standings(game: Any, players: Any, places: Any, *,
 
 
 def _is_uniform(reference: Any) -> bool:
-    return reference is None or (isinstance(reference, str) and reference == "uniform")
+    """No reference, or the pure-luck one by name (``"uniform"``, ``"tapl"``)."""
+    return reference is None or (isinstance(reference, str)
+                                 and reference.lower() in ("uniform", "tapl"))
 
 
 def placement_stats(counts: Any, *, reference: Any = None, yates: bool | str = False,
