@@ -186,3 +186,20 @@ def test_placement_reference_tapl_is_the_uniform_test(tmp_path: Path):
     tazd = run("placement", "stats", str(counts), "--reference", "tazd", "--format",
                "csv").output
     assert tapl == plain and "vs_reference" not in plain and "vs_reference" in tazd
+
+
+@pytest.mark.parametrize("args, message", [
+    (["rate", "--top", "-1"], "Invalid value for '--top': -1 is not in the range x>=0."),
+    (["evaluate", "--example", "football", "--burn-in", "-2"], "Invalid value for '--burn-in'"),
+    (["rate", "--format", "xml"], "Invalid value for '--format'"),
+    (["nosuchcommand"], "No such command 'nosuchcommand'"),
+])
+def test_usage_errors_are_one_line(args, message):
+    """Usage errors, like every other error, are one line on stderr, exit status 2."""
+    proc = subprocess.run([sys.executable, "-m", "fastrate", *args], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fastrate: error: ")
+    assert message in lines[0] and "--help')" in lines[0]
+    assert proc.stdout == ""

@@ -17,6 +17,30 @@ _DEBUG = {"on": False}
 
 
 class _Group(click.Group):
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        """Click's main loop, with usage errors as one line (``fastrate: error: ...``)
+        and exit status 2 instead of click's usage block."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help
+                click.echo(exc.format_message(), err=True)
+                sys.exit(exc.exit_code)
+            where = exc.ctx.command_path if exc.ctx is not None else "fastrate"
+            click.echo(f"fastrate: error: {exc.format_message()} (see '{where} --help')",
+                       err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"fastrate: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("fastrate: aborted", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
@@ -25,6 +49,12 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("fastrate: interrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # the reader went away (| head): stop quietly
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(141)
         except Exception as exc:  # noqa: BLE001 - the one place errors become messages
             from fastrate.errors import FastrateError
 

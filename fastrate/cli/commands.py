@@ -124,7 +124,8 @@ def _emit(table, output: str | None, fmt: str | None) -> None:
               "explicit rating resets (player, period or time, value).")
 @click.option("--predictions", type=click.Path(dir_okay=False), help="Also write every game's "
               "pre-game expected score (input order) to this file.")
-@click.option("--top", default=20, show_default=True, help="Rows of the readable table.")
+@click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
+              help="Rows of the readable table (0: none).")
 @input_options
 @output_options
 def rate_command(file, example, system, initial, resets, predictions, top, input_format,
@@ -194,7 +195,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
 @click.option("-s", "--system", "systems", multiple=True, metavar="SPEC",
               help="A system to compare (repeatable): elo, glicko, glicko2, elo@fide, "
               "'glicko2:tau=0.3' ... (default: elo, glicko, glicko2).")
-@click.option("--burn-in", default=0, show_default=True, metavar="N",
+@click.option("--burn-in", default=0, show_default=True, metavar="N", type=click.IntRange(min=0),
               help="Leave the games of the first N rating periods out of the scores.")
 @click.option("--draws", type=click.Choice(["exclude", "half"]), default="exclude",
               show_default=True, help="Accuracy: leave draws out, or count a draw as half.")
