@@ -921,3 +921,124 @@ def test_tapl_is_the_uniform_reference_by_name():
     for key in plain:
         np.testing.assert_array_equal(plain[key], named[key])
     np.testing.assert_array_equal(P.chi_square(counts, "tapl"), P.chi_square(counts))
+
+
+# ----------------------------------------------------------------------------------
+# QA regressions: bad input through the command line (one-line errors naming column,
+# row and file line; no traceback, no output file)
+
+
+def _main(args):
+    from fastrate.cli import main
+
+    return CliRunner().invoke(main, args)
+
+
+def _one_line_error(res, *parts):
+    assert res.exit_code == 1, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fastrate: error: "), res.stderr
+    assert "internal error" not in lines[0] and "Traceback" not in res.output
+    for part in parts:
+        assert part in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("body, parts", [
+    ("game,player,place\n", ["no rows", "has no data rows"]),
+    ("player,p1,p2,p3\n", ["no rows"]),
+    ("game,player,place\n1,a,1\n1,b,x\n",
+     ["column 'place' must be numeric; found 'x' at row 2 (line 3 of bad.csv)"]),
+    ("game,player,place\n1,a,1\n1,b,\n", ["column 'place'", "not missing", "line 3 of bad.csv"]),
+    ("game,player,place\n1,,1\n1,b,2\n",
+     ["column 'player' must name a player", "line 2 of bad.csv"]),
+    ("game,player,place\n1,a,1\n,b,2\n",
+     ["column 'game' must name a game in every row", "line 3 of bad.csv"]),
+    ("game,player,place\ng1,a,1\n,b,2\n",
+     ["column 'game' must name a game in every row", "line 3 of bad.csv"]),
+    ("game,player,place\n1,a,1\n1,b,1\n", ["a tie", "--allow-ties", "line 3 of bad.csv"]),
+    ("player,p1,p2,p3\na,1,-2,3\n", ["column 'p2' must be in [0, inf]; found -2 at row 1 "
+                                     "(line 2 of bad.csv)"]),
+    ("player,p1,p2,p3\na,1,,3\n", ["column 'p2' must be a finite number", "line 2 of bad.csv"]),
+    ("player,p1,p2,p3\na,1,x,3\n", ["column 'p2' must be numeric; found 'x'"]),
+    ("Game,Player,Place\n1,a,1\n1,b,3.5\n", ["column 'Place'", "3.5", "line 3 of bad.csv"]),
+])
+def test_cli_stats_bad_input_is_one_clear_line(tmp_path, body, parts):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(body)
+    old = tmp_path / "out.csv"
+    old.write_text("OLD\n")
+    res = _main(["placement", "stats", str(bad), "-o", str(old)])
+    _one_line_error(res, *parts)
+    assert old.read_text() == "OLD\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]
+
+
+def test_cli_allow_ties_reaches_the_standings(tmp_path):
+    log = tmp_path / "tie.csv"
+    log.write_text("game,player,place\n1,a,1\n1,b,1\n2,a,1\n2,b,2\n")
+    res = _main(["placement", "stats", str(log), "--allow-ties", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["player"]: r for r in json.loads(res.stdout)}
+    assert rows["a"]["games"] == 2 and rows["b"]["games"] == 2
+    assert rows["a"]["games_behind"] == 0.0 and rows["b"]["games_behind"] == 1.0
+    st = P.standings([1, 1, 2, 2], ["a", "b", "a", "b"], [1, 1, 1, 2], allow_ties=True)
+    assert st["games_behind"].tolist() == [0.0, 1.0]
+
+
+def test_cli_places_must_match_a_counts_table(tmp_path):
+    counts = tmp_path / "c.csv"
+    counts.write_text("player,p1,p2,p3\na,5,3,2\n")
+    _one_line_error(_main(["placement", "stats", str(counts), "--places", "5"]),
+                    "--places 5 does not match the 3 place columns")
+    assert _main(["placement", "stats", str(counts), "--places", "3"]).exit_code == 0
+
+
+def test_cli_reference_file_keeps_signs_and_exponents(tmp_path):
+    counts = tmp_path / "c.csv"
+    counts.write_text("player,p1,p2,p3\na,5,3,2\n")
+    neg = tmp_path / "neg.txt"
+    neg.write_text("1 -2 3\n")
+    _one_line_error(_main(["placement", "stats", str(counts), "--reference", str(neg)]),
+                    "must be positive at every place", "found -2.0 at place 2")
+    for text in ("5e-1 3e-1 2e-1\n", "50-30-20\n", "50, 30, 20\n", "50\n30\n20\n"):
+        ref_file = tmp_path / "ref.txt"
+        ref_file.write_text(text)
+        res = _main(["placement", "stats", str(counts), "--reference", str(ref_file),
+                     "--format", "json"])
+        assert res.exit_code == 0, (text, res.output)
+        assert json.loads(res.stdout)[0]["vs_reference"] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("body, parts", [
+    ("game,player,seat,watchers\n", ["no rows"]),
+    ("game,player,seat,watchers\n1,a,1,3\n,b,2,3\n",
+     ["column 'game' must name a game in every row", "line 3 of bad.csv"]),
+    ("game,player,seat,watchers\ng1,a,1,3\n,b,2,3\n",
+     ["column 'game' must name a game in every row", "line 3 of bad.csv"]),
+    ("game,player,seat,watchers\n1,a,1,3\n1,,2,3\n",
+     ["column 'player' must name a player", "line 3 of bad.csv"]),
+    ("game,player,seat,watchers\n1,a,1,3\n1,b,9,2\n",
+     ["column 'seat' must be a whole number 1..capacity (7); found 9.0 at row 2 "
+      "(line 3 of bad.csv)"]),
+    ("game,player,seat,watchers\n1,a,1,3\n1,b,2,0\n", ["column 'watchers' must be positive",
+                                                       "line 3 of bad.csv"]),
+    ("game,player,seat,watchers\n1,a,1,3\n1,b,1,2\n", ["column 'seat' must not repeat",
+                                                       "line 3 of bad.csv"]),
+    ("game,player,seat,watchers\n1,a,1,3\n1,a,2,2\n", ["must not repeat a player",
+                                                       "line 3 of bad.csv"]),
+])
+def test_cli_pga_bad_input_is_one_clear_line(tmp_path, body, parts):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(body)
+    old = tmp_path / "out.csv"
+    old.write_text("OLD\n")
+    _one_line_error(_main(["placement", "pga", str(bad), "-o", str(old)]), *parts)
+    assert old.read_text() == "OLD\n"
+
+
+def test_api_missing_game_ids_raise():
+    with pytest.raises(InputError, match="column 'game' must name a game in every row"):
+        P.place_counts(["a", "b"], [1, 2], game=np.array([1.0, np.nan]))
+    with pytest.raises(InputError, match="column 'game' must name a game in every row"):
+        P.pga(np.array(["g", None], dtype=object), ["a", "b"], [1, 2], [3, 3])

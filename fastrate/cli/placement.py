@@ -41,7 +41,9 @@ def _read_reference(reference: str | None):
     if not path.exists():
         raise InputError(f"--reference must be tazd, takbe, uniform, taowr, taolz or a profile "
                          f"file (tapl = uniform); no such file: {reference}")
-    text = path.read_text().replace(",", " ").replace("-", " ").split()
+    # numbers apart by white space, commas, semicolons or the essay's dashes
+    # (10-10-10.3-...); a minus sign after a separator or an exponent stays a sign
+    text = [t for t in re.split(r"[\s,;]+|(?<=[0-9.])-", path.read_text()) if t]
     try:
         return np.array([float(x) for x in text])
     except ValueError:
@@ -53,6 +55,21 @@ def _columns_lower(table) -> dict[str, str]:
     return {c.lower(): c for c in table.column_names}
 
 
+def _source(file: str, table, cols: dict[str, str]):
+    """Where the rows come from, so errors name the file, its line and its column."""
+    import dataclasses
+
+    from fastrate.errors import InputError
+    from fastrate.io.tables import _source_for
+
+    if table.num_rows == 0:
+        raise InputError(f"no rows: {file} has no data rows (columns: "
+                         f"{', '.join(table.column_names)})")
+    from pathlib import Path
+
+    return dataclasses.replace(_source_for(Path(file).name), columns=tuple(cols.items()))
+
+
 def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
           own: dict | None = None):
     """(player names, counts, points or None, levels or None, games_behind or None,
@@ -60,6 +77,7 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
     (reference, level, ...), which need a log with time and points columns."""
     import numpy as np
 
+    from fastrate._validate import as_float64, check_range
     from fastrate.errors import InputError
     from fastrate.io.tables import read_table
     from fastrate.stats import placement
@@ -70,6 +88,7 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
         raise InputError(f"no column 'player' in {file} (columns: "
                          f"{', '.join(table.column_names)}); a log needs game, player, place "
                          "and a counts table player, p1..pk")
+    src = _source(file, table, cols)
 
     def col(name):
         return table.column(cols[name]).to_numpy(zero_copy_only=False)
@@ -93,15 +112,16 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
         if own is not None:
             own_cols = placement.own_reference_stats(
                 col("player"), col("place"), col("points"), col("time"), places, game=game,
-                allow_ties=allow_ties, **own)
+                allow_ties=allow_ties, source=src, **own)
         log = placement.profiles_from_log(
             col("player"), col("place"), places, game=game,
             points=col("points") if "points" in cols else None,
-            level=col("level") if "level" in cols else None, allow_ties=allow_ties)
+            level=col("level") if "level" in cols else None, allow_ties=allow_ties,
+            source=src)
         gb = None
         if game is not None:
-            gb = placement.standings(game, col("player"), col("place"),
-                                     sort=False)["games_behind"]
+            gb = placement.standings(game, col("player"), col("place"), sort=False,
+                                     allow_ties=allow_ties, source=src)["games_behind"]
         return (log["players"].names, log["counts"], log["points"], log["levels"], gb,
                 own_cols)
     place_cols = sorted(((int(m.group(1)), c) for c in table.column_names
@@ -114,16 +134,27 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
     if numbers != list(range(1, len(numbers) + 1)):
         raise InputError(f"the place columns of {file} must be p1..pk without gaps; found "
                          f"{', '.join(c for _, c in place_cols)}")
-    counts = np.column_stack([table.column(c).to_numpy(zero_copy_only=False)
-                              for _, c in place_cols])
-    points = col("points") if "points" in cols else None
+    if places is not None and places != len(numbers):
+        raise InputError(f"--places {places} does not match the {len(numbers)} place columns "
+                         f"of the counts table {file} (p1..p{len(numbers)}); --places is for "
+                         "a log")
+
+    def numbers_of(c):
+        values = table.column(c).to_numpy(zero_copy_only=False)
+        if values.dtype.kind not in "iu":
+            values = as_float64(values, c, src)
+        check_range(values, c, 0, np.inf, src)
+        return values
+
+    counts = np.column_stack([numbers_of(c) for _, c in place_cols])
+    points = as_float64(col("points"), cols["points"], src) if "points" in cols else None
     level_cols = sorted(((int(m.group(1)), c) for c in table.column_names
                          if (m := _LEVEL_COLUMN.match(c))), key=lambda t: t[0])
     levels = None
     if level_cols:
         levels = np.zeros((counts.shape[0], 6))
         for n, c in level_cols:
-            levels[:, n] = table.column(c).to_numpy(zero_copy_only=False)
+            levels[:, n] = as_float64(table.column(c).to_numpy(zero_copy_only=False), c, src)
     return col("player"), counts, points, levels, None, None
 
 
@@ -285,12 +316,15 @@ def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, inp
                          f"(columns: {', '.join(table.column_names)}); a seating log needs "
                          "game, player, seat, watchers")
 
+    src = _source(file, table, cols)
+
     def col(name):
         return table.column(cols[name]).to_numpy(zero_copy_only=False)
 
     result = placement.pga(col("game"), col("player"), col("seat"), col("watchers"),
                            capacity=col("capacity") if "capacity" in cols else capacity,
-                           p_watch=p_watch, threshold=threshold, min_games=min_games)
+                           p_watch=p_watch, threshold=threshold, min_games=min_games,
+                           source=src)
     keep = result["flagged"] if flagged_only else np.ones(len(result["x"]), bool)
     out = pa.table({k: pa.array(v[keep].tolist() if v.dtype == object else v[keep])
                     for k, v in result.items()})

@@ -66,7 +66,16 @@ import numba
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import as_1d, as_float64, check_choice, check_number, fail_at, require
+from fastrate._validate import (
+    NO_SOURCE,
+    Source,
+    as_1d,
+    as_float64,
+    check_choice,
+    check_number,
+    fail_at,
+    require,
+)
 from fastrate.data import PlayerIndex, parse_time
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
@@ -860,8 +869,29 @@ def _payoff(payoff: Any, k: int, buy_in: float) -> np.ndarray:
 # public API
 
 
+def _game_keys(game: Any, rows: int, source: Source = NO_SOURCE) -> np.ndarray:
+    """The game column as a 1-D array, refusing missing game ids (NaN, None, null),
+    which would otherwise all fall into one game or break the grouping."""
+    g = as_1d(game, "game")
+    if g.shape[0] != rows:
+        raise InputError(f"column 'game' must have one value per row ({rows}); got "
+                         f"{g.shape[0]}")
+    if g.dtype.kind == "f":
+        missing = np.isnan(g)
+    elif g.dtype.kind == "O":
+        missing = np.fromiter((v is None or (isinstance(v, float) and v != v)
+                               for v in g.tolist()), dtype=np.bool_, count=rows)
+    else:
+        return g
+    if missing.any():
+        raise InputError(f"column '{source.column('game')}' must name a game in every row; "
+                         f"found a missing value at {source.where(int(np.argmax(missing)))}; "
+                         "drop or fill those rows")
+    return g
+
+
 def _log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: bool,
-             ) -> tuple[PlayerIndex, np.ndarray, np.ndarray, int]:
+             source: Source = NO_SOURCE) -> tuple[PlayerIndex, np.ndarray, np.ndarray, int]:
     """Validate a placement log; (player index, int64 player ids, int64 places 1..k, k)."""
     pl = as_1d(players, "player")
     raw = as_1d(places, "place")
@@ -869,12 +899,12 @@ def _log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: bo
         raise InputError(f"column 'place' must have one value per row ({pl.shape[0]}); got "
                          f"{raw.shape[0]}")
     if raw.dtype.kind not in "iu":
-        as_f = np.asarray(raw, dtype=np.float64) if raw.dtype.kind in "bf" else None
-        if as_f is None or not np.all(np.isfinite(as_f)) or not np.all(as_f == np.round(as_f)):
-            vals = as_f if as_f is not None else raw
-            bad = (~np.isfinite(vals) | (vals != np.round(vals))) if as_f is not None else \
-                np.ones(raw.shape[0], bool)
-            raise fail_at("place", "must be a whole number 1..k", vals, int(np.argmax(bad)))
+        # as_float64 names the first value that is not a number (strings, etc.)
+        as_f = as_float64(raw, "place", source, allow_nan=True)
+        bad = ~np.isfinite(as_f) | (as_f != np.round(as_f))
+        if bad.any():
+            raise fail_at("place", "must be a whole number 1..k (not missing)", as_f,
+                          int(np.argmax(bad)), source)
         raw = as_f
     pos = require(raw, np.int64)
     if k is None:
@@ -884,13 +914,10 @@ def _log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: bo
     k = int(k)
     bad = (pos < 1) | (pos > k)
     if bad.any():
-        raise fail_at("place", f"must be in 1..{k}", pos, int(np.argmax(bad)))
-    index, (ids,) = PlayerIndex.intern(pl)
+        raise fail_at("place", f"must be in 1..{k}", pos, int(np.argmax(bad)), source)
+    index, (ids,) = PlayerIndex.intern(pl, names=["player"], source=source)
     if game is not None:
-        g = as_1d(game, "game")
-        if g.shape[0] != pos.shape[0]:
-            raise InputError(f"column 'game' must have one value per row ({pos.shape[0]}); "
-                             f"got {g.shape[0]}")
+        g = _game_keys(game, pos.shape[0], source)
         _, gid = np.unique(g, return_inverse=True)
         gid = gid.astype(np.int64).reshape(-1)
         for what, col in (("player", ids), ("place", pos)):
@@ -901,21 +928,25 @@ def _log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: bo
             if dup.any():
                 row = int(order[1:][np.argmax(dup)])
                 msg = ("must not repeat a player within a game" if what == "player" else
-                       "must not repeat within a game (a tie); pass allow_ties=True to allow")
-                raise fail_at(what, msg, pl if what == "player" else pos, row)
+                       "must not repeat within a game (a tie); pass allow_ties=True "
+                       "(--allow-ties) to allow")
+                raise fail_at(what, msg, pl if what == "player" else pos, row, source)
     return index, require(ids, np.int64), pos, k
 
 
 def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any = None,
-                 allow_ties: bool = False) -> tuple[PlayerIndex, np.ndarray]:
+                 allow_ties: bool = False,
+                 source: Source = NO_SOURCE) -> tuple[PlayerIndex, np.ndarray]:
     """Profiles from a placement log: one row per (game, player) with the place 1..k.
 
     Returns the player index (names in order of first appearance) and the
     ``(n_players, k)`` int64 counts. ``k`` defaults to the largest place. With ``game``
     ids, two players sharing a place in one game, or one player twice in a game, is an
     error unless ``allow_ties=True`` (ties only; a repeated player is always an error).
+    A missing game id is an error. ``source`` (a :class:`fastrate._validate.Source`)
+    lets errors name the file line as well as the row.
     """
-    index, ids, pos, k = _log_ids(players, places, k, game, allow_ties)
+    index, ids, pos, k = _log_ids(players, places, k, game, allow_ties, source)
     n = len(index)
     counts = np.bincount(ids * k + (pos - 1), minlength=n * k).astype(np.int64)
     return index, counts.reshape(n, k)
@@ -923,33 +954,34 @@ def place_counts(players: Any, places: Any, k: int | None = None, *, game: Any =
 
 def profiles_from_log(players: Any, places: Any, k: int | None = None, *, game: Any = None,
                       points: Any = None, level: Any = None, allow_ties: bool = False,
-                      ) -> dict[str, Any]:
+                      source: Source = NO_SOURCE) -> dict[str, Any]:
     """Everything :func:`placement_stats` needs from a placement log.
 
     Returns a dict with ``players`` (a :class:`PlayerIndex`), ``counts`` (as
     :func:`place_counts`), ``points`` (each player's total of the ``points`` column, or
     None) and ``levels`` (percentage of each player's games at table levels 0..5 from
     the ``level`` column of whole numbers 0..5, or None)."""
-    index, counts = place_counts(players, places, k, game=game, allow_ties=allow_ties)
-    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"))
+    index, counts = place_counts(players, places, k, game=game, allow_ties=allow_ties,
+                                 source=source)
+    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"), names=["player"], source=source)
     n = len(index)
     games = counts.sum(axis=1).astype(np.float64)
     out: dict[str, Any] = {"players": index, "counts": counts, "points": None, "levels": None}
     if points is not None:
-        pts = as_float64(points, "points")
+        pts = as_float64(points, "points", source)
         if pts.shape[0] != ids.shape[0]:
             raise InputError(f"column 'points' must have one value per row ({ids.shape[0]}); "
                              f"got {pts.shape[0]}")
         out["points"] = np.bincount(ids, weights=pts, minlength=n)
     if level is not None:
-        lv = as_float64(level, "level")
+        lv = as_float64(level, "level", source)
         if lv.shape[0] != ids.shape[0]:
             raise InputError(f"column 'level' must have one value per row ({ids.shape[0]}); "
                              f"got {lv.shape[0]}")
         bad = (lv < 0) | (lv > 5) | (lv != np.round(lv))
         if bad.any():
             raise fail_at("level", "must be a whole table level 0..5", lv,
-                          int(np.argmax(bad)))
+                          int(np.argmax(bad)), source)
         cells = np.bincount(ids * 6 + lv.astype(np.int64), minlength=n * 6).reshape(n, 6)
         with np.errstate(invalid="ignore", divide="ignore"):
             out["levels"] = np.where(games[:, None] > 0, 100.0 * cells / games[:, None], 0.0)
@@ -1015,7 +1047,7 @@ def own_reference_profiles(players: Any, places: Any, points: Any, time: Any,
                            k: int | None = None, *, reference: str = "taowr",
                            game: Any = None, level: float = 0.0, initial: float = 0.0,
                            floor: float | None = None, allow_ties: bool = False,
-                           ) -> dict[str, Any]:
+                           source: Source = NO_SOURCE) -> dict[str, Any]:
     """Every player's reference point for TAOWR or TAOLZ from a placement log's history.
 
     The log has one row per player per game: ``players``, ``places`` (1..k), ``points``
@@ -1042,13 +1074,13 @@ def own_reference_profiles(players: Any, places: Any, points: Any, time: Any,
     where there is no reference point)."""
     key = _own_key(reference)
     owner = key
-    index, ids, pos, k = _log_ids(players, places, k, game, allow_ties)
+    index, ids, pos, k = _log_ids(players, places, k, game, allow_ties, source)
     rows = ids.shape[0]
-    pts = as_float64(points, "points")
+    pts = as_float64(points, "points", source)
     if pts.shape[0] != rows:
         raise InputError(f"column 'points' must have one value per row ({rows}); got "
                          f"{pts.shape[0]}")
-    tm = parse_time(time, "time")
+    tm = parse_time(time, "time", source)
     if tm.shape[0] != rows:
         raise InputError(f"column 'time' must have one value per row ({rows}); got "
                          f"{tm.shape[0]}")
@@ -1085,8 +1117,8 @@ def own_reference_stats(players: Any, places: Any, points: Any, time: Any,
                         k: int | None = None, *, reference: str = "taowr", game: Any = None,
                         level: float = 0.0, initial: float = 0.0, floor: float | None = None,
                         observed: str = "all", yates: bool | str = False,
-                        pseudocount: float = 0.0,
-                        allow_ties: bool = False) -> dict[str, np.ndarray]:
+                        pseudocount: float = 0.0, allow_ties: bool = False,
+                        source: Source = NO_SOURCE) -> dict[str, np.ndarray]:
     """TAOWR / TAOLZ (essay §iv): the TAPL statistic with the player's own earlier
     profile as the expected one.
 
@@ -1132,7 +1164,7 @@ def own_reference_stats(players: Any, places: Any, points: Any, time: Any,
         raise ConfigError(f"'pseudocount' of {key} must be finite; got {pseudocount!r}")
     prof = own_reference_profiles(players, places, points, time, k, reference=key,
                                   game=game, level=level, initial=initial, floor=floor,
-                                  allow_ties=allow_ties)
+                                  allow_ties=allow_ties, source=source)
     counts, refc = prof["counts"], prof["reference_counts"]
     m, k = counts.shape
     games = prof["games"]
@@ -1323,17 +1355,18 @@ def standings_from_counts(counts: Any) -> tuple[np.ndarray, np.ndarray]:
     return behind, _games_behind(games, behind)
 
 
-def standings(game: Any, players: Any, places: Any, *,
-              sort: bool = True) -> dict[str, np.ndarray]:
+def standings(game: Any, players: Any, places: Any, *, sort: bool = True,
+              allow_ties: bool = False, source: Source = NO_SOURCE) -> dict[str, np.ndarray]:
     """Baseball-style standings from a placement log of games of any size.
 
     The player placed p in a game of P players falls ``(p-1)/(P-1)`` games behind its
     winner; each player is charged half a game per game fewer than the most active
     player; the table gives games behind the leader (0 for the leader). Returns a dict
     of columns ``player, games, behind, games_behind`` sorted by ``games_behind`` (in
-    order of first appearance, as :func:`place_counts`, with ``sort=False``)."""
+    order of first appearance, as :func:`place_counts`, with ``sort=False``). Ties
+    (``allow_ties=True``) each fall ``(p-1)/(P-1)`` games behind for their shared place."""
     g = as_1d(game, "game")
-    index, counts = place_counts(players, places, game=g)
+    index, counts = place_counts(players, places, game=g, allow_ties=allow_ties, source=source)
     _, gid, size = np.unique(g, return_inverse=True, return_counts=True)
     pos = require(np.asarray(as_1d(places, "place"), dtype=np.float64), np.float64)
     p_size = size[gid].astype(np.float64)
@@ -1342,8 +1375,8 @@ def standings(game: Any, players: Any, places: Any, *,
     if (per_row > 1).any():
         row = int(np.argmax(per_row > 1))
         raise fail_at("place", f"must not exceed the number of players in the game "
-                      f"({int(p_size[row])})", pos, row)
-    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"))
+                      f"({int(p_size[row])})", pos, row, source)
+    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"), names=["player"], source=source)
     n = len(index)
     games = np.bincount(ids, minlength=n).astype(np.float64)
     behind = np.bincount(ids, weights=per_row, minlength=n)
@@ -1429,7 +1462,7 @@ def placement_stats(counts: Any, *, reference: Any = None, yates: bool | str = F
 
 def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
         p_watch: float = 1.0, threshold: float = 3.0,
-        min_games: int = 20) -> dict[str, np.ndarray]:
+        min_games: int = 20, source: Source = NO_SOURCE) -> dict[str, np.ndarray]:
     """Pre-game affiliate detection (essay §viii): the passive participation coefficient
     of every ordered pair of players who ever sat at one table.
 
@@ -1452,18 +1485,18 @@ def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
 
     Runs in up to ``numba.get_num_threads()`` threads on logs of 200,000 seatings or
     more (``NUMBA_NUM_THREADS=1`` for one); the results do not depend on the number."""
-    g = as_1d(game, "game")
     pl = as_1d(players, "player")
     rows = pl.shape[0]
-    for name, arr in (("game", g), ("seat", as_1d(seat, "seat")),
+    g = _game_keys(game, rows, source)
+    for name, arr in (("seat", as_1d(seat, "seat")),
                       ("watchers", as_1d(watchers, "watchers"))):
         if arr.shape[0] != rows:
             raise InputError(f"column '{name}' must have one value per row ({rows}); got "
                              f"{arr.shape[0]}")
-    st = as_float64(seat, "seat")
-    wt = as_float64(watchers, "watchers")
+    st = as_float64(seat, "seat", source)
+    wt = as_float64(watchers, "watchers", source)
     cap = np.broadcast_to(np.asarray(capacity, dtype=np.float64), (rows,)).copy() \
-        if np.ndim(capacity) == 0 else as_float64(capacity, "capacity")
+        if np.ndim(capacity) == 0 else as_float64(capacity, "capacity", source)
     if cap.shape[0] != rows:
         raise InputError(f"column 'capacity' must have one value per row ({rows}); got "
                          f"{cap.shape[0]}")
@@ -1473,11 +1506,12 @@ def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
     bad = (st < 1) | (st != np.round(st)) | (st > cap)
     if bad.any():
         i = int(np.argmax(bad))
-        raise fail_at("seat", f"must be a whole number 1..capacity ({cap[i]:g})", st, i)
+        raise fail_at("seat", f"must be a whole number 1..capacity ({cap[i]:g})", st, i,
+                      source)
     bad = wt <= 0
     if bad.any():
-        raise fail_at("watchers", "must be positive", wt, int(np.argmax(bad)))
-    index, (ids,) = PlayerIndex.intern(pl)
+        raise fail_at("watchers", "must be positive", wt, int(np.argmax(bad)), source)
+    index, (ids,) = PlayerIndex.intern(pl, names=["player"], source=source)
     m = len(index)
     empty = cap - st
     # No pair records are built and sorted: the seatings go in game-then-seat order (a
@@ -1488,13 +1522,13 @@ def pga(game: Any, players: Any, seat: Any, watchers: Any, *, capacity: Any = 7,
     # split over threads in contiguous ranges; each writes only his own output rows.
     starts, order = _seating_order(g, st)
     if starts is None:
-        _raise_seating_error(g, st, ids, pl)
+        _raise_seating_error(g, st, ids, pl, source)
     po = np.empty(rows, np.int64)
     block = np.empty((rows, 3))
     _seat_block_kernel(ids, wt, empty, np.empty(0, np.int64) if order is None else order,
                        po, block)
     if _repeated_player_kernel(starts, po):
-        _raise_seating_error(g, st, ids, pl)
+        _raise_seating_error(g, st, ids, pl, source)
     offsets = np.zeros(m + 1, np.int64)
     seated = np.empty((rows, 3), np.int64)
     _player_games_kernel(po, starts, offsets, seated)
@@ -1582,7 +1616,7 @@ def _seating_order(g: np.ndarray,
 
 
 def _raise_seating_error(g: np.ndarray, st: np.ndarray, ids: np.ndarray,
-                         pl: np.ndarray) -> NoReturn:
+                         pl: np.ndarray, source: Source = NO_SOURCE) -> NoReturn:
     """The error for a seat or a player that repeats within a game, naming the row as
     the first duplicate in (game, seat) order and then (game, player) order."""
     _, gid = np.unique(g, return_inverse=True)
@@ -1592,11 +1626,11 @@ def _raise_seating_error(g: np.ndarray, st: np.ndarray, ids: np.ndarray,
     dup = (go[1:] == go[:-1]) & (so[1:] == so[:-1])
     if dup.any():
         raise fail_at("seat", "must not repeat within a game", st,
-                      int(order[1:][np.argmax(dup)]))
+                      int(order[1:][np.argmax(dup)]), source)
     o2 = np.lexsort((po, go))
     dup = (go[o2][1:] == go[o2][:-1]) & (po[o2][1:] == po[o2][:-1])
     raise fail_at("player", "must not repeat a player within a game", pl,
-                  int(order[o2[1:][np.argmax(dup)]]))
+                  int(order[o2[1:][np.argmax(dup)]]), source)
 
 
 #: below this many seatings a single thread does the pair work
