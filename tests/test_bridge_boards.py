@@ -201,3 +201,145 @@ def test_integer_ids_take_the_direct_table_with_the_same_numbering(shift):
     west[rows[1]] = seats["north"][rows[0]]
     with pytest.raises(InputError, match="plays twice on board"):
         Boards.from_arrays(board, score, event=event, **{**seats, "west": west})
+
+
+# ----------------------------------------------------------------------------------
+# awkward input found in QA: clear errors, nothing silently misread
+
+
+def test_scores_outside_the_contract_range_are_errors():
+    with pytest.raises(InputError, match=r"column 'ns_score' must be NS points in \[-7600, "
+                                         r"7600\] .*found 42000000(\.0)? at row 1"):
+        Boards.from_arrays([1, 1], [42000000, 450], ns_pair=[1, 2], ew_pair=[3, 4])
+    with pytest.raises(InputError, match=r"found 1e\+300 at row 2"):
+        Boards.from_arrays([1, 1], [450.0, 1e300], ns_pair=[1, 2], ew_pair=[3, 4])
+    b = Boards.from_arrays([1, 1], [-7600, 7600], ns_pair=[1, 2], ew_pair=[3, 4])
+    assert b.ns_score.tolist() == [-7600.0, 7600.0]
+
+
+def test_artificial_percent_spellings_and_blank_numeric_cells():
+    b = Boards.from_arrays([1, 1, 1], [420, 450, None], ns_pair=[1, 2, 3],
+                           ew_pair=[4, 5, 6], artificial=["", "", "60%"])
+    assert b.artificial.tolist() == [0, 0, 1]
+    # a numeric column with blank cells (NaN): blank = real, as in a text column
+    b = Boards.from_arrays([1, 1, 1], [420, 450, None], ns_pair=[1, 2, 3],
+                           ew_pair=[4, 5, 6], artificial=[np.nan, np.nan, 3.0])
+    assert b.artificial.tolist() == [0, 0, 3]
+    with pytest.raises(InputError, match=r"column 'artificial' must be 0 \(real\).*found 4.0 "
+                                         r"at row 3"):
+        Boards.from_arrays([1, 1, 1], [420, 450, None], ns_pair=[1, 2, 3],
+                           ew_pair=[4, 5, 6], artificial=[np.nan, np.nan, 4.0])
+
+
+def test_result_column_tricks_or_relative_and_bad_cells():
+    kw = dict(ns_pair=[1, 2, 3], ew_pair=[4, 5, 6], declarer=["N", "N", "N"])
+    b = Boards.from_arrays([1, 1, 1], None, contract=["4H", "4H", "4H"],
+                           tricks=["=", "+1", "-2"], **kw)
+    assert b.ns_score.tolist() == [420.0, 450.0, -100.0]
+    assert b.tricks.tolist() == [10, 11, 8]
+    b = Boards.from_arrays([1, 1, 1], None, contract=["4H", "4H=", "pass"],
+                           tricks=[10, 10, None], **kw)
+    assert b.ns_score.tolist() == [420.0, 420.0, 0.0]
+    with pytest.raises(InputError, match=r"column 'tricks' must be the tricks declarer took "
+                                         r"\(a whole number 0-13\) or a result =, \+k, -k; "
+                                         r"found 'abc' at row 2"):
+        Boards.from_arrays([1, 1, 1], None, contract=["4H"] * 3, tricks=["10", "abc", "9"],
+                           **kw)
+    with pytest.raises(InputError, match=r"column 'tricks' .* found 10.5 at row 2"):
+        Boards.from_arrays([1, 1, 1], None, contract=["4H"] * 3, tricks=[10, 10.5, 9], **kw)
+    with pytest.raises(InputError, match=r"contract '4H=' gives 10 tricks but column 'tricks' "
+                                         r"says '9'"):
+        Boards.from_arrays([1, 1, 1], None, contract=["4H", "4H=", "4H"], tricks=[10, 9, 9],
+                           **kw)
+    with pytest.raises(InputError, match=r"contract '4H' has no result"):
+        Boards.from_arrays([1, 1, 1], None, contract=["4H=", "4H", "4H="], **kw)
+    with pytest.raises(InputError, match=r"column 'tricks' must be the tricks declarer took "
+                                         r"\(a whole number 0-13\); found 10.5"):
+        Boards.from_arrays([1, 1], [420, 450], ns_pair=[1, 2], ew_pair=[3, 4],
+                           tricks=[10, 10.5])
+
+
+def test_same_pair_or_player_twice_at_one_table():
+    with pytest.raises(InputError, match=r"pair 1 sits twice at one table of board 1, at row "
+                                         r"1; ns_pair and ew_pair must differ"):
+        Boards.from_arrays([1, 1], [420, 450], ns_pair=[1, 2], ew_pair=[1, 3])
+    with pytest.raises(InputError, match=r"player 'a' sits twice at one table of board 1, at "
+                                         r"row 2; the four seats need four different players"):
+        Boards.from_arrays([1, 1], [420, 450], north=["x", "a"], south=["y", "a"],
+                           east=["z", "c"], west=["w", "d"])
+
+
+# ----------------------------------------------------------------------------------
+# fastrate bridge score: one-line errors, exit codes, no partial output
+
+
+def _score(*args):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    return CliRunner().invoke(main, ["bridge", "score", *map(str, args)])
+
+
+def _one_line_error(r, text):
+    assert r.exit_code == 1, (r.stdout, r.stderr)
+    assert r.stderr.startswith("fastrate: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert text in r.stderr, r.stderr
+
+
+def test_cli_score_bad_tables(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("board,ns_pair,ew_pair,ns_score\n")
+    _one_line_error(_score(f), "no results: t.csv has no rows (only a header)")
+    f.write_text("board,ns_pair,ew_pair,ns_score\n1,1,11,420\n1,2,12,42000000\n")
+    _one_line_error(_score(f), "found 42000000 at row 2 (line 3 of t.csv)")
+    f.write_text("board,ns_pair,ew_pair,contract,declarer,tricks\n1,1,11,4H,N,10\n"
+                 "1,2,12,4H,N,abc\n")  # was an internal error
+    _one_line_error(_score(f), "column 'tricks' must be the tricks declarer took")
+    f.write_text("board,ns_pair,ew_pair,contract,declarer,result\n1,1,11,4H,N,10\n"
+                 "1,2,12,4H,N,10.5\n")  # was truncated to 10 silently
+    _one_line_error(_score(f), "column 'result' must be the tricks declarer took (a whole "
+                               "number 0-13) or a result =, +k, -k; found 10.5 at row 2 "
+                               "(line 3 of t.csv)")
+    f.write_text("board,north,south,east,west,ns_pair,ns_score\n1,a,b,c,d,1,420\n")
+    _one_line_error(_score(f), "no column 'ew_pair' in t.csv (columns: board, north, south, "
+                               "east, west, ns_pair, ns_score)")
+    f.write_text("board,ns_pair,ew_pair,ns_score,artificial\n1,1,11,420,\n1,2,12,450,\n"
+                 "1,3,13,,60%\n")
+    r = _score(f)
+    assert r.exit_code == 0 and r.stdout.splitlines()[3] == '1,"3","13",,3,-3'
+
+
+def test_cli_score_pbn_given_as_csv(tmp_path, shared_data):
+    f = tmp_path / "mp.txt"
+    f.write_bytes((shared_data / "bridge_pbn" / "comparisons_papi_pbn-v2_mp_2_7.pbn")
+                  .read_bytes())
+    _one_line_error(_score(f), "mp.txt looks like a PBN file (it starts with '% PBN 2.0'), "
+                               "not a table; read it with --input-format pbn")
+    assert _score(f, "--input-format", "pbn").exit_code == 0
+
+
+def test_cli_score_no_negative_zero_and_method_options(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("board,ns_pair,ew_pair,ns_score\n1,1,11,420\n1,2,12,420\n")
+    r = _score(f)
+    assert r.exit_code == 0
+    assert r.stdout.splitlines()[1:] == ['1,"1","11",420,0,0', '1,"2","12",420,0,0']
+    assert "-0" not in r.stderr
+    r = _score(f, "--drop", "one")  # was silently ignored with cross-imps
+    assert r.exit_code == 2 and "--drop applies only to --method butler" in r.stderr
+    r = _score(f, "--method", "butler", "--style", "1/0.5/0")
+    assert r.exit_code == 2 and "--style applies only to --method matchpoints" in r.stderr
+    r = _score(f, "--method", "butler", "--drop", "-1")
+    assert r.exit_code == 2 and "whole number >= 0" in r.stderr
+    assert _score(f, "--method", "butler", "--drop", "1", "--datum", "median").exit_code == 0
+
+
+def test_cli_score_failure_leaves_the_old_output(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("board,ns_pair,ew_pair,contract,declarer\n1,1,11,4H=,N\n1,2,12,8NT,N\n")
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    _one_line_error(_score(f, "-o", out), "cannot read contract '8NT'")
+    assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "t.csv"]

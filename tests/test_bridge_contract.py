@@ -128,3 +128,34 @@ def test_bad_arrays():
         c.vulnerability(0)
     with pytest.raises(InputError, match="column 'side' must be NS, EW"):
         c.is_vulnerable(1, "X")
+
+
+def test_contract_without_result_says_so():
+    with pytest.raises(InputError, match=r"contract '4HX' has no result: add =, \+k, -k or "
+                                         r"the tricks taken \(e.g. '4HX=', '4HX\+1'"):
+        c.parse_contract("4HX")
+
+
+# ----------------------------------------------------------------------------------
+# the command line: one-line errors and exit codes
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    return CliRunner().invoke(main, ["bridge", "contract", *args])
+
+
+def test_cli_contract_bad_options():
+    r = _cli("4H=", "--board", "0", "--declarer", "N")
+    assert r.exit_code == 2 and "Invalid value for '--board': 0 is not in the range" in r.stderr
+    r = _cli("4H=", "--declarer", "N")  # was silently ignored
+    assert r.exit_code == 1
+    assert r.stderr.startswith("fastrate: error: --declarer goes with --board")
+    assert r.stderr.count("\n") == 1
+    r = _cli("3NT")
+    assert r.exit_code == 1 and "has no result" in r.stderr and "Traceback" not in r.stderr
+    r = _cli("6S12", "--board", "2", "--declarer", "N")  # the --help example
+    assert r.exit_code == 0 and r.stdout.strip() == "1430"

@@ -667,7 +667,8 @@ def test_cli_reports_skipped_and_single_result_boards(tmp_path: Path):
     assert "not identifiable" in res.stderr
     res = cli("bridge", "rate", str(tmp_path / "missing.csv"), ok=False)
     assert res.exit_code == 1 and "no such file" in res.stderr
-    res = cli("bridge", "rate", str(path), "--burn-in", "1", ok=False)
+    res = cli("bridge", "rate", str(path), "--burn-in", "1", "--evaluate",
+              ok=False)
     assert res.exit_code == 1 and "rating periods" in res.stderr
 
 
@@ -786,3 +787,61 @@ def test_cli_partnerships_round_trip(tmp_path: Path):
     res = cli("bridge", "rate", paths[0], "--partnerships-out", str(tmp_path / "x.csv"),
               ok=False)
     assert res.exit_code == 2 and "--experience-bonus" in res.output + res.stderr
+
+
+# ----------------------------------------------------------------------------------
+# fastrate bridge rate: outputs all or none, options checked before any work
+
+
+def _one_line_error(r, text, code=1):
+    assert r.exit_code == code, (r.stdout, r.stderr)
+    assert r.stderr.splitlines()[-1].startswith("fastrate: error: "), r.stderr
+    assert text in r.stderr.splitlines()[-1], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_rate_failure_writes_no_file(results_csv: Path, tmp_path: Path):
+    pred, out = tmp_path / "pred.csv", tmp_path / "ratings.csv"
+    out.write_text("old\n")
+    # -o into a missing folder: --predictions was written before the failure
+    r = cli("bridge", "rate", str(results_csv), "--predictions", str(pred), "-o",
+            str(tmp_path / "nope" / "r.csv"), ok=False)
+    _one_line_error(r, "(-o/--output): folder")
+    assert not pred.exists()
+    # a burn-in longer than the data: -o was overwritten before the evaluation failed
+    r = cli("bridge", "rate", str(results_csv), "--evaluate", "--burn-in", "99", "-o",
+            str(out), "--predictions", str(pred), ok=False)
+    _one_line_error(r, "a burn-in of 99 period(s) leaves no rated result")
+    assert "6 rating period(s)" in r.stderr
+    assert out.read_text() == "old\n" and not pred.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.csv", "results.csv"]
+    r = cli("bridge", "rate", str(results_csv), "-o", str(out), "--predictions",
+            str(tmp_path / "." / "ratings.csv"), ok=False)
+    _one_line_error(r, "-o/--output and --predictions both name", code=2)
+    r = cli("bridge", "rate", str(results_csv), "-o", str(tmp_path / "r.xlsx"), ok=False)
+    _one_line_error(r, "cannot tell the format of")
+    # success: every file, no temporary left behind
+    cli("bridge", "rate", str(results_csv), "-o", str(out), "--predictions", str(pred),
+        "--experience-bonus", "10", "--partnerships-out", str(tmp_path / "p.parquet"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "p.parquet", "pred.csv", "ratings.csv", "results.csv"]
+    assert out.read_text().startswith('"player"')
+
+
+def test_cli_rate_option_checks(results_csv: Path, tmp_path: Path):
+    r = cli("bridge", "rate", str(results_csv), "--burn-in", "2", ok=False)  # was ignored
+    _one_line_error(r, "--burn-in applies only with --evaluate", code=2)
+    r = cli("bridge", "rate", str(results_csv), "--top", "-1", ok=False)
+    _one_line_error(r, "Invalid value for '--top'", code=2)
+    r = cli("bridge", "rate", str(results_csv), "--burn-in", "-1", "--evaluate", ok=False)
+    _one_line_error(r, "Invalid value for '--burn-in'", code=2)
+    bad = tmp_path / "pairs.csv"
+    bad.write_text("player_1,player_2,boards\na,b,3\nb,c,-1\n")
+    r = cli("bridge", "rate", str(results_csv), "--experience-bonus", "30",
+            "--initial-partnerships", str(bad), ok=False)
+    _one_line_error(r, "column 'boards' must be a whole number >= 0; found -1.0 at row 2 "
+                       "(line 3 of pairs.csv)")
+    bad.write_text("a,b\n1,2\n")
+    r = cli("bridge", "rate", str(results_csv), "--experience-bonus", "30",
+            "--initial-partnerships", str(bad), ok=False)
+    _one_line_error(r, "missing player_1, player_2, boards in pairs.csv")

@@ -31,6 +31,8 @@ Rules for awkward input (documented in docs/bridge.md):
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,9 +56,9 @@ from fastrate.errors import InputError
 __all__ = ["Boards", "ARTIFICIAL_CODES", "parse_artificial"]
 
 #: artificial-result codes (NS's side): 0 real, 1 average-plus, 2 average, 3 average-minus
-ARTIFICIAL_CODES = {"": 0, "0": 0, "A+": 1, "AVE+": 1, "AVG+": 1, "60": 1, "1": 1, "A": 2,
-                    "AVE": 2, "AVG": 2, "A=": 2, "50": 2, "2": 2, "A-": 3, "AVE-": 3,
-                    "AVG-": 3, "40": 3, "3": 3}
+ARTIFICIAL_CODES = {"": 0, "0": 0, "A+": 1, "AVE+": 1, "AVG+": 1, "60": 1, "60%": 1,
+                    "1": 1, "A": 2, "AVE": 2, "AVG": 2, "A=": 2, "50": 2, "50%": 2, "2": 2,
+                    "A-": 3, "AVE-": 3, "AVG-": 3, "40": 3, "40%": 3, "3": 3}
 
 _SEATS = ("north", "south", "east", "west")
 _VUL_CODES = {"NONE": 0, "-": 0, "LOVE": 0, "NS": 1, "N-S": 1, "EW": 2, "E-W": 2, "BOTH": 3,
@@ -447,11 +449,14 @@ def _grouped_seats(ids: list[np.ndarray] | _DirectSeats, order: np.ndarray,
 
 def parse_artificial(values: Any, source: Source = NO_SOURCE) -> np.ndarray:
     """Artificial-result codes from numbers 0-3, booleans (True = average) or text
-    (``A+``/``A``/``A-``, ``AVE+``..., ``60``/``50``/``40``, empty = real)."""
+    (``A+``/``A``/``A-``, ``AVE+``..., ``60``/``50``/``40`` or ``60%``..., empty = real;
+    a missing number, as a blank cell of a numeric column, is real too)."""
     arr = as_1d(values, "artificial")
     if arr.dtype.kind == "b":
         return require(arr.astype(np.int64) * 2, np.int64)
     if arr.dtype.kind in "iuf":
+        if arr.dtype.kind == "f":
+            arr = np.where(np.isnan(arr), 0.0, arr)  # blank cells: real results
         bad = ~np.isin(arr, (0, 1, 2, 3))
         if bad.any():
             raise fail_at("artificial", "must be 0 (real), 1 (A+), 2 (A) or 3 (A-)", arr,
@@ -464,7 +469,8 @@ def parse_artificial(values: Any, source: Source = NO_SOURCE) -> np.ndarray:
     out = codes[inverse.reshape(-1)]
     bad = out < 0
     if bad.any():
-        raise fail_at("artificial", "must be empty (real), A+, A or A-", arr,
+        raise fail_at("artificial", "must be empty (real), A+, A or A- (or 60%, 50%, 40%, "
+                      "or a code 0-3)", arr,
                       int(np.argmax(bad)), source)
     return require(out, np.int64)
 
@@ -483,11 +489,38 @@ def _vulnerability_codes(values: Any, source: Source) -> np.ndarray:
     return require(out, np.int64)
 
 
+#: a result cell: =, +k, -k or the tricks taken
+_RESULT_CELL = re.compile(r"^(?:=|[+-]\s*\d{1,2}|\d{1,2})$")
+
+
+def _result_cell(took: list, i: int, source: Source) -> str | None:
+    """The result cell of row ``i`` as contract text: ``=``, ``+k``, ``-k`` or the tricks
+    taken (a whole number 0-13); None when blank."""
+    v = took[i]
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    need = "must be the tricks declarer took (a whole number 0-13) or a result =, +k, -k"
+    if isinstance(v, (bool, np.bool_)):
+        raise fail_at("tricks", need, took, i, source)
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        if v != int(v) or not 0 <= v <= 13:
+            raise fail_at("tricks", need, took, i, source)
+        return str(int(v))
+    text = str(v).strip().replace("\u2212", "-").replace("\u2013", "-")
+    if text == "" or text.lower() == "nan":
+        return None
+    if not _RESULT_CELL.match(text) or (text.isdigit() and int(text) > 13):
+        raise fail_at("tricks", need, took, i, source)
+    return text
+
+
 def _scores_from_contracts(contract: Any, declarer: Any, tricks: Any, board_number: Any,
-                           vulnerable: np.ndarray | None, source: Source) -> np.ndarray:
-    """NS points from text contracts (with the result in the text, or tricks taken in
-    ``tricks``), the declarer's seat and the vulnerability (given, or from the board
-    number's 16-board cycle)."""
+                           vulnerable: np.ndarray | None, source: Source
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """NS points from text contracts (with the result in the text, or in ``tricks``: the
+    tricks taken, or ``=``/``+k``/``-k``), the declarer's seat and the vulnerability
+    (given, or from the board number's 16-board cycle); and the tricks declarer took
+    (-1 for a passed-out board)."""
     from fastrate.bridge import contract as c
 
     texts = as_1d(contract, "contract").tolist()
@@ -499,19 +532,28 @@ def _scores_from_contracts(contract: Any, declarer: Any, tricks: Any, board_numb
     strain = np.zeros(n, dtype=np.int64)
     doubled = np.zeros(n, dtype=np.int64)
     result = np.zeros(n, dtype=np.int64)
+    taken = np.full(n, -1, dtype=np.int64)
     ns_side = np.ones(n, dtype=np.bool_)
+    where = source.column("contract")
     for i, t in enumerate(texts):
         text = "" if t is None else str(t).strip()
-        if took is not None and took[i] is not None and str(took[i]).strip() not in ("", "nan"):
-            text = f"{text}{int(float(took[i]))}" if not text.upper().startswith("P") else text
+        cell = None if took is None else _result_cell(took, i, source)
+        bare = cell is not None and c._BARE.match(text) is not None
         try:
-            k = c.parse_contract(text)
+            k = c.parse_contract(text + cell if bare else text)
+            if cell is not None and not bare and not k.passed_out:
+                # the contract has its own result: the result column must agree
+                again = c.parse_contract(f"{k.level}{c.STRAINS[k.strain]}{cell}")
+                if again.result != k.result:
+                    raise InputError(f"contract {text!r} gives {k.tricks} tricks but column "
+                                     f"'{source.column('tricks')}' says {cell!r} "
+                                     f"({again.tricks} tricks)")
         except InputError as exc:
-            raise InputError(f"column '{source.column('contract')}' at {source.where(i)}: "
-                             f"{exc}") from None
+            raise InputError(f"column '{where}' at {source.where(i)}: {exc}") from None
         level[i], strain[i], doubled[i], result[i] = k.level, k.strain, k.doubled, k.result
         if k.passed_out:
             continue
+        taken[i] = k.tricks
         seat = "" if seats[i] is None else str(seats[i]).strip().upper()
         if seat in ("N", "S"):
             ns_side[i] = True
@@ -528,7 +570,24 @@ def _scores_from_contracts(contract: Any, declarer: Any, tricks: Any, board_numb
         code = vulnerable
     vul_side = np.where(ns_side, (code == 1) | (code == 3), (code == 2) | (code == 3))
     points = c.contract_score(level, strain, doubled, result, vul_side).astype(np.float64)
-    return np.where(ns_side, points, -points)
+    return np.where(ns_side, points, -points), taken
+
+
+#: NS points of any contract lie in [-7600, 7600] (Law 77: 7NTXX down 13 vulnerable)
+MAX_POINTS = 7600
+
+
+def _check_score_range(sc: np.ndarray | _Chunks, source: Source) -> None:
+    """A score outside the range of contract scores is a typo or a different unit."""
+    if isinstance(sc, _Chunks):
+        lo, hi = sc.range()
+        if -MAX_POINTS <= lo and hi <= MAX_POINTS:
+            return
+        sc = np.concatenate(sc.parts)
+    bad = np.abs(sc) > MAX_POINTS  # NaN (artificial) compares False
+    if bad.any():
+        raise fail_at("ns_score", f"must be NS points in [-{MAX_POINTS}, {MAX_POINTS}] (the "
+                      "range of contract scores)", sc, int(np.argmax(bad)), source)
 
 
 # ----------------------------------------------------------------------------------
@@ -611,7 +670,8 @@ class Boards:
         b = board if _is_arrow_array(board) else as_1d(board, "board")
         n = len(b)
         if n == 0:
-            raise InputError("no results: the input has no rows")
+            raise InputError(f"no results: {src.name or 'the input'} has no rows" + (
+                " (only a header)" if src.first_line > 1 else ""))
 
         def col(x: Any, name: str) -> Any:
             if x is None:
@@ -643,13 +703,14 @@ class Boards:
         if vulnerable is not None:
             vul = _vulnerability_codes(col(vulnerable, "vulnerable"), src)
         sc_chunks = None  # integer points: written as float64 straight into stored order
+        taken = None  # tricks declarer took, when computed from the contracts
         sc = np.zeros(0)
         if ns_score is not None:
             sc_chunks = _int_chunks(col(ns_score, "ns_score")) if art is None else None
             if sc_chunks is None:
                 sc = as_float64(col(ns_score, "ns_score"), "ns_score", src, allow_nan=True)
         elif contract is not None:
-            sc = _scores_from_contracts(col(contract, "contract"), col(declarer, "declarer"),
+            sc, taken = _scores_from_contracts(col(contract, "contract"), col(declarer, "declarer"),
                                         col(tricks, "tricks"),
                                         as_1d(b, "board") if vul is None else 1, vul, src)
         else:
@@ -660,6 +721,8 @@ class Boards:
                 raise fail_at("ns_score", "must be a finite number of points for a real "
                               "result (mark averages with 'artificial')", sc,
                               int(np.argmax(bad)), src)
+        if ns_score is not None:
+            _check_score_range(sc if sc_chunks is None else sc_chunks, src)
         if art is not None:
             sc = np.where(art != 0, np.nan, sc)
 
@@ -847,6 +910,11 @@ class Boards:
             label = _fmt(board_number[b_i])
             if board_event is not None:
                 label = f"{label} of event {_fmt(board_event[b_i])}"
+            if r == q:
+                raise InputError(f"{what} {_fmt(name)} sits twice at one table of board "
+                                 f"{label}, at {src.where(int(order[r]))}; "
+                                 + ("the four seats need four different players"
+                                    if width == 4 else "ns_pair and ew_pair must differ"))
             raise InputError(f"{what} {_fmt(name)} plays twice on board {label}: at "
                              f"{src.where(int(order[q]))} and {src.where(int(order[r]))}; "
                              "each player sits at one table of a board")
@@ -874,8 +942,14 @@ class Boards:
         seat_arrays = {s: (None if grouped[j] is None else require(grouped[j], np.int64))
                        for j, s in enumerate(_SEATS)}
         tr = None
-        if tricks is not None:
+        if taken is not None and tricks is not None:
+            tr = require(taken[order], np.int64)
+        elif tricks is not None:
             t_raw = as_float64(col(tricks, "tricks"), "tricks", src, allow_nan=True)
+            bad = ~np.isnan(t_raw) & ((t_raw != np.round(t_raw)) | (t_raw < 0) | (t_raw > 13))
+            if bad.any():
+                raise fail_at("tricks", "must be the tricks declarer took (a whole number "
+                              "0-13)", t_raw, int(np.argmax(bad)), src)
             tr = np.where(np.isnan(t_raw), -1, t_raw).astype(np.int64)[order]
         return cls(board_offsets=require(offsets, np.int64), ns_score=sc_g, order=order,
                    board_number=board_number, board_event=board_event,
@@ -1176,6 +1250,11 @@ def boards_from_table(table: Any, *, period: Any = None, source: str | Source | 
                          "results file needs board, the players (north, south, east, west) "
                          "or pairs (ns_pair, ew_pair), and ns_score (or contract and "
                          "declarer)")
+    if ("ns_pair" in picked) != ("ew_pair" in picked):
+        missing = "ew_pair" if "ns_pair" in picked else "ns_pair"
+        raise InputError(f"no column '{missing}' in {where} (columns: {', '.join(names)}); "
+                         "give both ns_pair and ew_pair (or neither, with north, south, east "
+                         "and west)")
     if "ns_score" in picked and "contract" in picked and columns.get("ns_score") is None \
             and picked["ns_score"].lower() == "score":
         del picked["ns_score"]  # a bare 'score' next to a contract is ambiguous: recompute
@@ -1217,6 +1296,14 @@ def read_boards(path: Any, *, format: str | None = None, period: Any = None,
 
         return read_pbn_boards(p, period=period)
     fmt = format
+    if (fmt == "csv" or fmt is None and p.suffix.lower() not in (
+            ".parquet", ".json", ".jsonl", ".ndjson")) and p.is_file():
+        with open(p, "rb") as fh:
+            head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        if head.startswith((b"%", b"[")) and b'"]' in head:
+            raise InputError(f"{path} looks like a PBN file (it starts with "
+                             f"{head.splitlines()[0][:40].decode('latin-1')!r}), not a table; "
+                             "read it with --input-format pbn (format='pbn') or name it .pbn")
     table = read_table(p, fmt)
     text = (fmt or "") == "csv" or p.suffix.lower() in (".csv", ".tsv", ".txt", ".gz")
     src = Source(p.name, first_line=2 if text else 0)

@@ -885,10 +885,12 @@ def _partnership_key(a: Any, b: Any) -> tuple:
     return (a, b) if (str(type(a)), a) <= (str(type(b)), b) else (b, a)
 
 
-def _previous_partnerships(initial: Any, partnerships: Any) -> dict | None:
+def _previous_partnerships(initial: Any, partnerships: Any,
+                           source: Any = None) -> dict | None:
     """``{(name, name): boards}`` from ``partnerships`` (a table with player_1, player_2,
     boards) or, when that is None, from a previous :class:`BridgeRatings` given as
-    ``initial``; None when neither says anything."""
+    ``initial``; None when neither says anything. ``source`` (a :class:`Source`) names
+    the file in errors."""
     if partnerships is None:
         if isinstance(initial, BridgeRatings) and initial.partnerships is not None:
             partnerships = initial.partnerships
@@ -905,11 +907,11 @@ def _previous_partnerships(initial: Any, partnerships: Any) -> dict | None:
     if table is None:
         t = to_arrow_table(partnerships)
         table = {c: arrow_to_numpy(t.column(c)) for c in t.column_names}
+    src = source if source is not None else Source("initial partnerships")
     missing = [c for c in ("player_1", "player_2", "boards") if c not in table]
     if missing:
         raise InputError(f"partnerships need columns player_1, player_2 and boards; missing "
-                         f"{', '.join(missing)}")
-    src = Source("initial partnerships")
+                         f"{', '.join(missing)}" + (f" in {src.name}" if source else ""))
     n = as_float64(table["boards"], "boards", src)
     bad = (n < 0) | (n != np.floor(n))
     if bad.any():
@@ -1101,9 +1103,11 @@ def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[A
         burn_in = max(int(r.config.burn_in) for _, r in items)
     mask = burn_in_mask(boards, burn_in) & items[0][1].rated
     if not mask.any():
+        n_periods = 0 if boards.board_period is None else int(
+            np.unique(boards.board_period).shape[0])
         raise InputError(f"no results to score: a burn-in of {burn_in} period(s) leaves no "
-                         "rated result (boards need at least two real results); use a "
-                         "smaller burn_in")
+                         "rated result (boards need at least two real results); the boards "
+                         f"have {n_periods} rating period(s): use a smaller burn-in")
     y = items[0][1].stored_outcome[mask]
     preds = ([(NULL_LABEL, np.full(y.shape[0], 0.5))] if null else []) + [
         (label, r.stored_predictions[mask]) for label, r in items]

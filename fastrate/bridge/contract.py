@@ -210,6 +210,9 @@ class Contract:
 _CONTRACT = re.compile(
     r"^(?P<level>[1-7])\s*(?P<strain>NT|N|C|D|H|S|♣|♦|♥|♠)\s*(?P<dbl>XX|X|\*\*|\*|××|×)?\s*"
     r"(?P<res>=|[+-]\s*\d{1,2}|\d{1,2})$", re.IGNORECASE)
+#: a contract without its result ("4HX")
+_BARE = re.compile(r"^[1-7]\s*(?:NT|N|C|D|H|S|♣|♦|♥|♠)\s*(?:XX|X|\*\*|\*|××|×)?$",
+                   re.IGNORECASE)
 _PASS = re.compile(r"^(?:P|PASS|PASSED|PASSED\s*OUT|AP|ALL\s*PASS|PO)$", re.IGNORECASE)
 _SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 
@@ -226,6 +229,11 @@ def parse_contract(text: str) -> Contract:
         return Contract(0, 0, 0, 0)
     m = _CONTRACT.match(s)
     if m is None:
+        bare = _BARE.match(s)
+        if bare is not None:
+            c = re.sub(r"\s+", "", bare[0])
+            raise InputError(f"contract {text!r} has no result: add =, +k, -k or the tricks "
+                             f"taken (e.g. '{c}=', '{c}+1', '{c}-2')")
         raise InputError(f"cannot read contract {text!r}: expected level 1-7, strain C D H "
                          "S N/NT, optional X or XX, and a result =, +k, -k or the tricks "
                          "taken (e.g. '4HX=', '3NT+2', '2S-1', '6D12'), or 'pass'")

@@ -28,8 +28,9 @@ def bridge_group() -> None:
 @click.argument("contract")
 @click.option("--vulnerable/--not-vulnerable", "vulnerable", default=None,
               help="Declarer's side is vulnerable (default: not, or from --board).")
-@click.option("--board", type=int, default=None, help="Board number: vulnerability from "
-              "the 16-board cycle (needs --declarer).")
+@click.option("--board", type=click.IntRange(min=1, max=2**62), default=None,
+              help="Board number (>= 1): vulnerability from the 16-board cycle (needs "
+              "--declarer).")
 @click.option("--declarer", type=click.Choice(["N", "E", "S", "W"], case_sensitive=False),
               default=None, help="Declarer's seat, with --board.")
 def contract_command(contract, vulnerable, board, declarer) -> None:
@@ -47,6 +48,10 @@ def contract_command(contract, vulnerable, board, declarer) -> None:
     from fastrate.bridge import contract as c
     from fastrate.errors import InputError
 
+    if declarer is not None and board is None:
+        raise InputError("--declarer goes with --board (the declarer's vulnerability on "
+                         "that board); without --board give --vulnerable or "
+                         "--not-vulnerable")
     if board is not None:
         if declarer is None:
             raise InputError("--board needs --declarer (N, E, S or W) to tell the "
@@ -62,29 +67,9 @@ def contract_command(contract, vulnerable, board, declarer) -> None:
 
 def _read_travellers(file, input_format):
     """Boards from a PBN file, or from a CSV/Parquet/JSON table of travellers."""
-    from pathlib import Path
+    from fastrate.bridge.boards import read_boards
 
-    from fastrate.bridge.boards import _BOARD_COLUMNS, boards_from_table, read_boards
-    from fastrate.errors import InputError
-    from fastrate.io.tables import read_table
-
-    p = Path(file)
-    if (input_format or p.suffix.lower().lstrip(".")) == "pbn":
-        return read_boards(p, format="pbn")
-    table = read_table(p, input_format)
-    lower = {c.lower() for c in table.column_names}
-    has = {k: any(o in lower for o in _BOARD_COLUMNS[k]) for k in ("ns_pair", "ew_pair")}
-    if has["ns_pair"] != has["ew_pair"]:
-        missing = "ew_pair" if has["ns_pair"] else "ns_pair"
-        raise InputError(f"no column '{missing}' in {file} (columns: "
-                         f"{', '.join(table.column_names)}); a traveller file needs board, "
-                         "ns_pair and ew_pair (or north, south, east and west) and ns_score "
-                         "(or contract and declarer)")
-    from fastrate._validate import Source
-
-    text = (input_format or "") == "csv" or p.suffix.lower() in (".csv", ".tsv", ".txt",
-                                                                  ".gz")
-    return boards_from_table(table, source=Source(p.name, first_line=2 if text else 0))
+    return read_boards(file, format=input_format)
 
 
 def _report(boards, result, file) -> None:
@@ -118,7 +103,8 @@ def _report(boards, result, file) -> None:
               "results to this file (written atomically).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
               "from the -o extension; csv on stdout).")
-def score_command(file, method, drop, datum, style, input_format, output, fmt) -> None:
+@click.pass_context
+def score_command(ctx, file, method, drop, datum, style, input_format, output, fmt) -> None:
     """Score the travellers in FILE and print per-pair totals.
 
     FILE is a PBN file (.pbn: each board's ScoreTable, Multiplicity expanded, or one
@@ -141,11 +127,23 @@ def score_command(file, method, drop, datum, style, input_format, output, fmt) -
     """
     import numpy as np
     import pyarrow as pa
+    from click.core import ParameterSource
 
     from fastrate.bridge import scoring
     from fastrate.io.tables import write_table
 
+    given = {name for name in ("drop", "datum", "style")
+             if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
+    needs = {"drop": "butler", "datum": "butler", "style": "matchpoints"}
+    wrong = [f"--{name} applies only to --method {needs[name]}" for name in
+             ("drop", "datum", "style") if name in given and needs[name] != method]
+    if wrong:
+        raise click.UsageError(f"{'; '.join(wrong)} (not {method})")
     drop_value: str | int = int(drop) if drop.isdigit() else drop
+    if not isinstance(drop_value, int) and drop_value not in scoring.DROPS:
+        raise click.BadParameter(f"{drop!r}: use none, one, sqrtish, tenth, quarter or a "
+                                 "whole number >= 0 (results dropped from each end)",
+                                 param_hint="--drop")
     boards = _read_travellers(file, input_format)
     r = boards.score(method, drop=drop_value, datum=datum, style=style)
     pos = np.argsort(boards.order, kind="stable")  # stored rows in input-row order
@@ -178,7 +176,7 @@ def score_command(file, method, drop, datum, style, input_format, output, fmt) -
     if ns_lab is not None:
         out["ns_pair"], out["ew_pair"] = pa.array(ns_lab), pa.array(ew_lab)
     out["ns_score"] = nullable(boards.ns_score[pos])
-    ns, ew = r.ns[pos], r.ew[pos]
+    ns, ew = r.ns[pos] + 0.0, r.ew[pos] + 0.0  # + 0.0: no -0 where a side scored 0
     out["ns"], out["ew"] = nullable(ns), nullable(ew)
     ns_pct = ew_pct = None
     if r.ns_percent is not None:

@@ -62,6 +62,71 @@ def _read(path: str, period: str | None, input_format: str | None):
     return read_boards(path, format=input_format, period=None), None
 
 
+def _source(path: str):
+    """Where rows of a table file came from, for errors (file line 2 = row 1 of a CSV)."""
+    from pathlib import Path
+
+    from fastrate._validate import Source
+
+    p = Path(path)
+    text = p.suffix.lower() in _TEXT or p.name.lower().endswith((".csv.gz", ".tsv.gz"))
+    return Source(p.name, first_line=2 if text else 0)
+
+
+def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, tuple]:
+    """Check the output files before any work: known formats, existing folders, no
+    folder named as a file, no file named twice. Returns option -> (path, format)."""
+    import os
+    from pathlib import Path
+
+    from fastrate.errors import InputError
+    from fastrate.io.tables import _format_of
+
+    out: dict[str, tuple] = {}
+    seen: dict[str, str] = {}
+    for option, path in paths.items():
+        if path is None:
+            continue
+        target = Path(path)
+        key = os.path.realpath(target)
+        if key in seen:
+            raise click.UsageError(f"{seen[key]} and {option} both name {path}; give each "
+                                   "output its own file")
+        seen[key] = option
+        folder = target.parent if str(target.parent) else Path(".")
+        if not folder.is_dir():
+            raise InputError(f"cannot write {path} ({option}): folder {folder} does not exist")
+        if target.is_dir():
+            raise InputError(f"cannot write {path} ({option}): it is a folder")
+        out[option] = (path, _format_of(path, fmt if option == "-o/--output" else None))
+    return out
+
+
+def _write_all(files: list[tuple]) -> None:
+    """Write every output file or none: each to a hidden temporary file beside it (the
+    same suffix, so the same format and compression), renamed into place only when all
+    are written."""
+    import os
+    import secrets
+    from pathlib import Path
+
+    from fastrate.io.tables import write_table
+
+    done: list[tuple[Path, Path]] = []
+    try:
+        for table, (path, fmt) in files:
+            target = Path(path)
+            tmp = target.with_name(f".{secrets.token_hex(4)}.{target.name}")
+            done.append((tmp, target))
+            write_table(table, tmp, fmt)
+        for tmp, target in done:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in done:
+            tmp.unlink(missing_ok=True)
+        raise
+
+
 @click.command("rate")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--period", default=None, metavar="SPEC|COL|none",
@@ -96,7 +161,9 @@ def _read(path: str, period: str | None, input_format: str | None):
 @click.option("--experience-n0", type=float, default=100.0, show_default=True,
               metavar="N0", help="n0 of --experience-bonus (boards).")
 @click.option("--burn-in", default=0, show_default=True, metavar="N",
-              help="Leave the first N rating periods out of the evaluation.")
+              type=click.IntRange(min=0),
+              help="Leave the first N rating periods out of the evaluation (with "
+              "--evaluate).")
 @click.option("--initial", type=click.Path(exists=True, dir_okay=False),
               help="Starting ratings (player, rating[, games_played]); a previous output.")
 @click.option("--initial-partnerships", type=click.Path(exists=True, dir_okay=False),
@@ -110,7 +177,8 @@ def _read(path: str, period: str | None, input_format: str | None):
               "metrics (accuracy, RMSE, binomial deviance, log loss) next to the null model.")
 @click.option("--predictions", type=click.Path(dir_okay=False), help="Also write every "
               "result's period, NS expected score and outcome (input order) to this file.")
-@click.option("--top", default=20, show_default=True, help="Rows of the readable table.")
+@click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
+              help="Rows of the readable table.")
 @click.option("--input-format", type=click.Choice(FORMATS + ("pbn",)),
               help="Format of FILE (default: from its extension).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
@@ -148,6 +216,11 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
         raise click.UsageError("choose one model: --field-adjustment, --plain or "
                                "--artificial-matches")
     model = chosen[0] if chosen else "field"
+    if burn_in and not do_evaluate:
+        raise click.UsageError("--burn-in applies only with --evaluate (it leaves periods "
+                               "out of the evaluation, not out of the ratings)")
+    targets = _check_outputs({"-o/--output": output, "--predictions": predictions,
+                              "--partnerships-out": partnerships_out}, fmt)
     import numpy as np
     import pyarrow as pa
 
@@ -160,6 +233,10 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
         k_experience=_table_option(k_experience, "--k-experience"), margin=margin,
         margin_scale=margin_scale, experience_bonus=experience_bonus,
         experience_n0=experience_n0, burn_in=burn_in)
+    if (initial_partnerships or partnerships_out) and not config.uses_partnerships:
+        raise click.UsageError("--initial-partnerships and --partnerships-out go with "
+                               "--experience-bonus or --k-experience (the options that use "
+                               "partnership experience)")
     if period is None:
         period = _default_period(file, input_format)
     elif period.strip().lower() == "none":
@@ -175,10 +252,6 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
     if scores.n_no_comparison:
         click.echo(f"fastrate: warning: {scores.n_no_comparison:,} board(s) with a single "
                    "result have no comparison and are not rated", err=True)
-    if (initial_partnerships or partnerships_out) and not config.uses_partnerships:
-        raise click.UsageError("--initial-partnerships and --partnerships-out go with "
-                               "--experience-bonus or --k-experience (the options that use "
-                               "partnership experience)")
     init = pairs = None
     from fastrate.io.tables import read_ratings, read_table
 
@@ -186,6 +259,7 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
         init = read_ratings(initial)
     if initial_partnerships is not None:
         pairs = read_table(initial_partnerships)
+        be._previous_partnerships(None, pairs, _source(initial_partnerships))
     ratings = be.rate(boards, config, initial=init, scores=scores, partnerships=pairs)
     who = "pairs" if boards.players is None else "players"
     note(f"{len(ratings):,} {who} in {ratings.n_components:,} board component(s)"
@@ -200,22 +274,27 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
         note("no rating periods: ratings update after each board (give --period 3d and a "
              "time column for the thesis's 3-day periods)")
     table = ratings.to_arrow(sort=True)
+    # everything that can fail comes before the first output: the evaluation, then the
+    # files (all or none), then stdout
+    ev = (be.evaluate_ratings(boards, {config.label(): ratings}, burn_in=burn_in)
+          if do_evaluate else None)
+    files = []
     if predictions is not None:
-        from fastrate.io.tables import write_table
-
         def nullable(x):
             return pa.array(x, mask=np.isnan(x))
 
-        write_table(pa.table({"row": pa.array(np.arange(1, len(ratings.predictions) + 1)),
-                              "period": pa.array(ratings.period),
-                              "expected_score": nullable(ratings.predictions),
-                              "outcome": nullable(ratings.outcome)}), predictions)
+        files.append((pa.table({"row": pa.array(np.arange(1, len(ratings.predictions) + 1)),
+                                "period": pa.array(ratings.period),
+                                "expected_score": nullable(ratings.predictions),
+                                "outcome": nullable(ratings.outcome)}),
+                      targets["--predictions"]))
     if partnerships_out is not None:
-        from fastrate.io.tables import write_table
-
-        write_table(ratings.partnerships_table(), partnerships_out)
-    if output is not None or fmt is not None:
-        _emit(table, output, fmt)
+        files.append((ratings.partnerships_table(), targets["--partnerships-out"]))
+    if output is not None:
+        files.append((table, targets["-o/--output"]))
+    _write_all(files)
+    if output is None and fmt is not None:
+        _emit(table, None, fmt)
     to_err = output is None and fmt is not None
     if top > 0 and (output is not None or fmt is None):
         cols = {c: v for c, v in ratings.columns().items() if c != "last_period"}
@@ -225,8 +304,7 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
                  f"{boards.n_results:,} results rated, {len(ratings):,} {who} ({file}); "
                  f"top {min(top, len(ratings))}")
         click.echo(_format_table(cols, top, title), err=to_err)
-    if do_evaluate:
-        ev = be.evaluate_ratings(boards, {config.label(): ratings}, burn_in=burn_in)
+    if ev is not None:
         click.echo(("\n" if top > 0 else "") + str(ev), err=to_err)
     if output is not None:
         click.echo(f"wrote {len(ratings):,} ratings to {output}", err=True)
