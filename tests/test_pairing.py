@@ -543,3 +543,41 @@ def test_cli_commands_documented():
     doc = (REPO / "docs" / "cli.md").read_text()
     for name in ("fastrate ladder", "fastrate ladder table", "fastrate ladder simulate"):
         assert name in doc
+
+
+# ----------------------------------------------------------------------------------
+# QA regressions
+
+
+def test_cli_simulate_plot_path_checked_before_the_run(tmp_path: Path, monkeypatch):
+    called = []
+    monkeypatch.setattr(P, "compare", lambda *a, **k: called.append(1) or [])
+    for name in ("out.txt", "out"):
+        r = cli("simulate", "--players", "6", "--games", "50", "--seeds", "1", "--plot",
+                str(tmp_path / name), ok=False)
+        assert r.exit_code == 1 and "the plot is a PNG image; name it .png" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    r = cli("simulate", "--players", "6", "--games", "50", "--seeds", "1", "--plot",
+            str(tmp_path / "nope" / "x.png"), ok=False)
+    assert r.exit_code == 1 and "folder" in r.stderr and "does not exist" in r.stderr
+    assert called == [] and list(tmp_path.iterdir()) == []
+    with pytest.raises(InputError, match="name it .png"):
+        P.check_plot_path(tmp_path / "x.svg")
+    assert P.check_plot_path(tmp_path / "X.PNG")[0] == tmp_path / "X.PNG"
+
+
+def test_cli_simulate_failed_output_leaves_no_plot(tmp_path: Path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "out.png"
+    r = cli("simulate", "--players", "6", "--games", "60", "--seeds", "1", "--points", "2",
+            "--plot", str(png), "-o", str(tmp_path / "nope" / "m.csv"), ok=False)
+    assert r.exit_code == 1 and "does not exist" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_simulate_too_many_seeds_is_a_clear_error():
+    r = cli("simulate", "--players", "100000", "--cost-ratio", "1", "--games", "10", "--seeds",
+            "1000000000", ok=False)
+    assert r.exit_code == 1, r.output
+    assert "not enough memory for the results of 1,000,000,000 seeds" in r.stderr
+    assert "internal error" not in r.stderr

@@ -165,6 +165,8 @@ def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, 
     from fastrate.ratings.elo import EloConfig
     from fastrate.stats import pairing
 
+    if plot is not None:
+        pairing.check_plot_path(plot)  # before the simulation, not after it
     names = list(dict.fromkeys(schedulers)) or ["all"]
     if "all" in names:
         names = list(SCHEDULERS)
@@ -175,13 +177,14 @@ def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, 
                               seed=seed, sigma=sigma, candidates=candidates,
                               elo=EloConfig(k=k), period_games=period_games,
                               seed_games=seeded, n_points=points, start=start)
+    if output is not None or fmt is not None:
+        # the table first: a failed -o leaves no plot behind
+        _emit(pairing.ladder_table(results), output, fmt)
     if plot is not None:
         pairing.plot(results, plot, title=f"{players} players, {games:,} games, {seeds} "
                      f"seed{'s' if seeds != 1 else ''}, {system}, start: {start}")
-    if output is not None or fmt is not None:
-        _emit(pairing.ladder_table(results), output, fmt)
-        if output is None:
-            return
+    if output is None and fmt is not None:
+        return
     mean = pairing.ladder_table(results, mean=True)
 
     def f(x, digits=4):

@@ -85,7 +85,8 @@ from fastrate.ratings.glicko2 import _VOL, Glicko2Config, _glicko2_kernel
 from fastrate.stats.information import entropy_bits
 
 __all__ = ["SCHEDULERS", "SYSTEMS", "STARTS", "Ladder", "LadderResult", "simulate", "compare",
-           "opponent_probabilities", "ladder_table", "plot", "METRIC_COLUMNS"]
+           "opponent_probabilities", "ladder_table", "plot", "check_plot_path",
+           "METRIC_COLUMNS"]
 
 SCHEDULERS = ("nearest", "gaussian", "greedy")
 SYSTEMS = ("elo", "glicko2")
@@ -730,6 +731,15 @@ def _elo_params(config: EloConfig) -> tuple[float, float, float, float]:
             float(config.initial_rating))
 
 
+def _physical_memory() -> float:
+    """Bytes of RAM (inf where the system does not say), to refuse results that cannot
+    fit before allocating them: with memory overcommit the allocation itself succeeds."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return math.inf
+
+
 def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
              n_games: int = 20_000, *, n_seeds: int = 1, seed: int = 0, sigma: float = 3.0,
              candidates: int = 3, elo: EloConfig | None = None,
@@ -797,13 +807,22 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     ends = np.unique(np.array([0] + [(t * n_games) // int(n_points)
                                      for t in range(1, int(n_points) + 1)], dtype=np.int64))
     p = ends.shape[0]
-    o_cost, o_bits, o_rmse, o_mis, o_gap = (np.empty(n_seeds * p) for _ in range(5))
-    o_rating = np.empty(n_seeds * n)
     m = n_seeds * n_games if record_games else 0
-    log_w = np.zeros(m, dtype=np.int64)
-    log_b = np.zeros(m, dtype=np.int64)
-    log_s = np.zeros(m, dtype=np.float64)
-    seeds = np.arange(seed, seed + n_seeds, dtype=np.int64)
+    need = 8 * (n_seeds * (5 * p + n + 1) + 3 * m)
+    try:
+        if need > _physical_memory():
+            raise MemoryError
+        o_cost, o_bits, o_rmse, o_mis, o_gap = (np.empty(n_seeds * p) for _ in range(5))
+        o_rating = np.empty(n_seeds * n)
+        log_w = np.zeros(m, dtype=np.int64)
+        log_b = np.zeros(m, dtype=np.int64)
+        log_s = np.zeros(m, dtype=np.float64)
+        seeds = np.arange(seed, seed + n_seeds, dtype=np.int64)
+    except MemoryError:
+        gib = need / 2**30
+        raise ConfigError(f"not enough memory for the results of {n_seeds:,} seeds "
+                          f"({gib:,.1f} GiB): use fewer seeds (--seeds), checkpoints "
+                          "(--points) or players") from None
     args = (ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp, vwins,
             wins + losses, SCHEDULERS.index(scheduler), float(sigma), int(candidates),
             SYSTEMS.index(system), k, factor, cap, start_rating,
@@ -893,6 +912,19 @@ def _axis_scale(ax: Any, series: list[np.ndarray]) -> None:
         ax.set_ylim(bottom=0)
 
 
+def check_plot_path(path: str | os.PathLike) -> tuple[Path, Path]:
+    """(target, folder) of a plot file; raises unless it is named .png in an existing
+    folder, so a caller can check before a long simulation."""
+    target = Path(path)
+    if target.suffix.lower() != ".png":
+        raise InputError(f"cannot write {path}: the plot is a PNG image; name it .png "
+                         f"(e.g. {target.with_suffix('.png').name})")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    return target, folder
+
+
 def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
          dpi: int = 100) -> Path:
     """Draw the schedulers side by side into a PNG at ``path`` (written atomically):
@@ -908,10 +940,7 @@ def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
         results = [results]
     if not results:
         raise InputError("no results to plot")
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    target, folder = check_plot_path(path)
     fig = Figure(figsize=(10, 4), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
     shown: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
