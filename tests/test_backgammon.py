@@ -591,3 +591,64 @@ def test_cli_rate_evaluate(tmp_path):
     assert "null (50%)" in res.stderr and "\nfibs " in res.stderr
     res = CliRunner().invoke(backgammon_group, ["rate", path, "--burn-in", "2"])
     assert isinstance(res.exception, InputError) and "--evaluate" in str(res.exception)
+
+
+# ----------------------------------------------------------------------------------
+# QA regressions: the command line through fastrate's own error handling
+
+
+def _main(args):
+    from fastrate.cli import main
+
+    return CliRunner().invoke(main, ["backgammon", *args])
+
+
+QA_MATCHES = ("date,winner,loser,length\n2024-01-01,a,b,5\n2024-01-02,b,c,7\n"
+           "2024-01-03,a,c,3\n2024-02-01,c,a,1\n2024-03-01,a,b,11\n")
+
+
+def test_cli_burn_in_too_large_says_how_many_periods(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(QA_MATCHES)
+    old = tmp_path / "out.csv"
+    old.write_text("OLD\n")
+    res = _main(["rate", str(path), "--evaluate", "--period", "month", "--burn-in", "3",
+                 "-o", str(old)])
+    assert res.exit_code == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fastrate: error: a burn-in of 3 period(s)")
+    assert "these matches span 3 period(s)" in lines[0] and "--burn-in" in lines[0]
+    assert old.read_text() == "OLD\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv", "out.csv"]
+
+
+@pytest.mark.parametrize("row, part", [
+    ("2024-01-01,a,b,0", "column 'length' must be a match length"),
+    ("2024-01-01,a,b,2.5", "found 2.5 at row 1 (line 2 of bad.csv)"),
+    ("2024-01-01,a,b,", "column 'length' must be a finite number"),
+    ("2024-01-01,a,b,x", "column 'length' must be numeric; found 'x'"),
+    ("2024-01-01,a,a,5", "a player cannot play himself"),
+    ("2024-01-01,a,,5", "column 'loser' must name a player"),
+    ("notadate,a,b,5", "column 'date' must be a date or time"),
+])
+def test_cli_rate_bad_rows_are_one_line(tmp_path, row, part):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("date,winner,loser,length\n" + row + "\n")
+    res = _main(["rate", str(bad)])
+    assert res.exit_code == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fastrate: error: ") and part in lines[0]
+    assert "internal error" not in lines[0]
+
+
+def test_cli_continuation_from_a_previous_output_is_exact(tmp_path):
+    rows = QA_MATCHES.strip().splitlines()
+    full, p1, p2 = (tmp_path / n for n in ("full.csv", "p1.csv", "p2.csv"))
+    full.write_text(QA_MATCHES)
+    p1.write_text("\n".join(rows[:4]) + "\n")
+    p2.write_text("\n".join([rows[0], *rows[4:]]) + "\n")
+    r_full, r1, r2 = (tmp_path / n for n in ("r_full.csv", "r1.csv", "r2.csv"))
+    assert _main(["rate", str(full), "-o", str(r_full)]).exit_code == 0
+    assert _main(["rate", str(p1), "-o", str(r1)]).exit_code == 0
+    assert _main(["rate", str(p2), "--initial", str(r1), "-o", str(r2)]).exit_code == 0
+    assert r2.read_text() == r_full.read_text()

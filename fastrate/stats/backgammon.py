@@ -410,8 +410,10 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
     items = _fibs_configs(configs)
     mask = burn_in_mask(games, burn_in)
     if not mask.any():
-        raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score; use "
-                         "a smaller burn_in")
+        spans = ("" if games.period is None else
+                 f": these matches span {np.unique(games.period).shape[0]} period(s)")
+        raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score"
+                         f"{spans}; use a smaller burn_in (--burn-in)")
     runs = {}
     labels = _unique_labels([label for label, _ in items])
     for label, (_, cfg) in zip(labels, items):
