@@ -343,3 +343,18 @@ def test_cli_score_failure_leaves_the_old_output(tmp_path):
     _one_line_error(_score(f, "-o", out), "cannot read contract '8NT'")
     assert out.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "t.csv"]
+
+
+def test_period_column_case_insensitive_and_unknown_period_lists_columns():
+    t = pa.table({"board": [1, 1, 2, 2], "ns_pair": [1, 2, 1, 2], "ew_pair": [3, 4, 3, 4],
+                  "ns_score": [100, 110, 200, 210], "Round": [2, 2, 1, 1]})
+    b = boards_from_table(t, period="round")
+    assert b.board_number.tolist() == [2, 1]  # round 1 first
+    with pytest.raises(InputError, match=r"period 'rnd' is a length, which needs a time "
+                                         r"column.*\(and the input has no column 'rnd'; "
+                                         r"columns: board, ns_pair"):
+        boards_from_table(t, period="rnd")
+    t = t.append_column("time", pa.array(["2024-01-01"] * 4))
+    with pytest.raises(InputError, match=r"unknown period 'rnd'.*; or the name of a column of "
+                                         r"period labels \(columns of the input: board, "):
+        boards_from_table(t, period="rnd")

@@ -542,3 +542,10 @@ def test_round_trip(games, layout):
         assert t.n_rows == len(cells)
         for j, (_, c, _, _) in enumerate(cols):
             assert t.column(c).tolist() == [row[j].lstrip("\0") for row in cells]
+
+
+def test_unknown_period_says_no_game_has_the_tag():
+    text = '[Date "2024.01.01"]\n[Board "1"]\n[Score "NS 100"]\n'
+    with pytest.raises(InputError, match=r"unknown period 'Round'.*no game of p.pbn has a "
+                                         r"\[Round\] tag"):
+        pbn_results(text, "p.pbn", period="Round")

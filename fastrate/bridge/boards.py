@@ -1274,10 +1274,19 @@ def boards_from_table(table: Any, *, period: Any = None, source: str | Source | 
             del picked[s]
     src = dataclasses.replace(src, columns=tuple((a, c) for a, c in picked.items() if a != c))
     period_arg = period
-    if isinstance(period, str) and period in names:
-        period_arg = table.column(period)
+    if isinstance(period, str) and period.lower() in lower:  # a column of period labels
+        period_arg = table.column(period if period in names else lower[period.lower()])
     args = {a: table.column(c) for a, c in picked.items()}
-    return Boards.from_arrays(period=period_arg, source=src, **args)
+    try:
+        return Boards.from_arrays(period=period_arg, source=src, **args)
+    except InputError as exc:
+        if isinstance(period_arg, str) and str(exc).startswith("unknown period"):
+            raise InputError(f"{exc}; or the name of a column of period labels (columns of "
+                             f"{where}: {', '.join(names)})") from None
+        if isinstance(period_arg, str) and str(exc).startswith(f"period {period_arg!r} is"):
+            raise InputError(f"{exc} (and {where} has no column {period_arg!r}; columns: "
+                             f"{', '.join(names)})") from None
+        raise
 
 
 def read_boards(path: Any, *, format: str | None = None, period: Any = None,

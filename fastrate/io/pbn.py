@@ -1293,9 +1293,15 @@ def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
                                  f"{bad.get('Date')!r} (give dates as YYYY.MM.DD, or a tag "
                                  "name such as period='Round')")
             kwargs["period"] = period
-    boards = Boards.from_arrays(board, ns, event=ev if any(labels) else None,
-                                artificial=art if art.any() else None, source=src,
-                                anonymous=participants == "none", **kwargs)
+    try:
+        boards = Boards.from_arrays(board, ns, event=ev if any(labels) else None,
+                                    artificial=art if art.any() else None, source=src,
+                                    anonymous=participants == "none", **kwargs)
+    except InputError as exc:
+        if isinstance(period, str) and str(exc).startswith("unknown period"):
+            raise InputError(f"{exc}; or the name of a tag that labels the periods, but no "
+                             f"game of {name} has a [{period}] tag") from None
+        raise
     dropped = tuple((reason, count, lines.at_line(line)) for reason, count, line in drops)
     boards = dataclasses.replace(boards, dropped=dropped + boards.dropped)
     origin = np.where(cat(lambda p: np.full(p.n, p.from_table), False)[rep], 0, 1)
