@@ -606,14 +606,16 @@ class PlayerState:
             return cls(players, np.full(n, float(rating)), np.full(n, float(rd)),
                        np.full(n, float(volatility)), np.zeros(n, np.int64),
                        np.full(n, _NO_PERIOD, np.int64)), None
+        src = initial_source(initial)
         cols = _initial_columns(initial)
         init_names = cols.pop("player")
         init_index = PlayerIndex(init_names)
         if len(init_index.lookup) != len(init_index):
             seen: set[Any] = set()
-            dup = next(x for x in init_index.names.tolist() if x in seen or seen.add(x))
-            raise InputError(f"initial ratings list player {_fmt(dup)} twice; keep one row per "
-                             "player")
+            names_list = init_index.names.tolist()
+            i = next(j for j, x in enumerate(names_list) if x in seen or seen.add(x))
+            raise InputError(f"initial ratings list player {_fmt(names_list[i])} twice (again "
+                             f"at {src.where(i)}); keep one row per player")
         lookup = init_index.lookup
         game_names = players.names.tolist()
         new = [name for name in game_names if name not in lookup]
@@ -630,7 +632,7 @@ class PlayerState:
         for name, arr in cols.items():
             if name == "fide_reached":
                 state.fide_reached = np.zeros(n, dtype=np.bool_)
-                state.fide_reached[:m] = _bool_column(arr, name)
+                state.fide_reached[:m] = _bool_column(arr, name, src)
                 continue
             target = getattr(state, name)
             if name in ("games_played", "last_period"):
@@ -640,15 +642,32 @@ class PlayerState:
                     vals = np.where(missing, target[:m], np.nan_to_num(vals)).astype(np.int64)
                 target[:m] = vals
             else:
-                vals = as_float64(arr, name, Source("initial ratings"), allow_nan=True)
+                vals = as_float64(arr, name, src, allow_nan=True)
                 target[:m] = np.where(np.isnan(vals), target[:m], vals)
                 if np.isinf(vals).any():
                     i = int(np.argmax(np.isinf(vals)))
-                    raise fail_at(name, "must be finite", vals, i, Source("initial ratings"))
+                    raise fail_at(name, "must be finite", vals, i, src)
         return state, mapping
 
 
-def _bool_column(values: Any, name: str) -> np.ndarray:
+#: schema metadata key under which :func:`fastrate.read_ratings` records the file name
+SOURCE_KEY = b"fastrate.source"
+
+
+def initial_source(initial: Any) -> Source:
+    """Where initial ratings came from, for error messages: the file a table was read
+    from by :func:`fastrate.read_ratings` (rows named with their file lines), else
+    "initial ratings"."""
+    schema = getattr(initial, "schema", None)
+    meta = getattr(schema, "metadata", None) or {}
+    if SOURCE_KEY in meta:
+        from fastrate.io.tables import _source_for
+
+        return _source_for(meta[SOURCE_KEY].decode())
+    return Source("initial ratings")
+
+
+def _bool_column(values: Any, name: str, src: Source) -> np.ndarray:
     """A per-player flag from initial ratings: booleans, 0/1, or true/false text;
     missing values are False."""
     arr = as_1d(values, name)
@@ -658,14 +677,12 @@ def _bool_column(values: Any, name: str) -> np.ndarray:
         bad = ~(np.isnan(arr) | (arr == 0) | (arr == 1)) if arr.dtype.kind == "f" \
             else ~((arr == 0) | (arr == 1))
         if bad.any():
-            raise fail_at(name, "must be true/false (or 1/0)", arr, int(np.argmax(bad)),
-                          Source("initial ratings"))
+            raise fail_at(name, "must be true/false (or 1/0)", arr, int(np.argmax(bad)), src)
         return np.nan_to_num(arr.astype(np.float64)) == 1
     text = np.array([str(x).strip().lower() for x in arr.tolist()], dtype=object)
     ok = np.isin(text, ["true", "false", "1", "0", "", "none", "nan"])
     if not ok.all():
-        raise fail_at(name, "must be true/false (or 1/0)", arr, int(np.argmax(~ok)),
-                      Source("initial ratings"))
+        raise fail_at(name, "must be true/false (or 1/0)", arr, int(np.argmax(~ok)), src)
     return np.isin(text, ["true", "1"])
 
 

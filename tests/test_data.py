@@ -504,8 +504,8 @@ def test_resolve_initial_with_integer_ids():
 
 
 def test_resolve_initial_errors(games):
-    with pytest.raises(InputError, match="initial ratings list player 'b' twice; keep one row "
-                       "per player"):
+    with pytest.raises(InputError, match=r"initial ratings list player 'b' twice \(again at "
+                       r"row \d+ of initial ratings\); keep one row per player"):
         _state(games, pa.table({"player": ["b", "x", "b"], "rating": [1.0, 2.0, 3.0]}))
     with pytest.raises(InputError, match="initial ratings list player 'b' twice"):
         _state(games, pd.DataFrame({"player": ["b", "b"], "rating": [1.0, 2.0]}))

@@ -698,3 +698,45 @@ def test_cli_drop_self_play_reports_skipped_rows(tmp_path):
     result = CliRunner().invoke(main, ["rate", str(src), "--drop-self-play"])
     assert result.exit_code == 0, result.output
     assert "skipped 1 row where a player plays himself (first at row 2 (line 3" in result.stderr
+
+
+# -- output files: mode, format clash; initial ratings name their file ---------------
+
+def test_written_files_get_the_usual_mode(tmp_path: Path):
+    table = pa.table({"x": [1, 2]})
+    mask = os.umask(0o022)
+    try:
+        write_table(table, tmp_path / "new.csv")
+        assert (tmp_path / "new.csv").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+        old = tmp_path / "old.csv"
+        old.write_text("x\n0\n")
+        old.chmod(0o640)
+        write_table(table, old)  # replacing keeps the file's mode
+        assert old.stat().st_mode & 0o777 == 0o640 and old.read_text().startswith('"x"')
+    finally:
+        os.umask(mask)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.csv", "old.csv"]
+
+
+def test_format_that_contradicts_the_file_name_is_refused(tmp_path: Path):
+    table = pa.table({"x": [1]})
+    with pytest.raises(InputError, match="its name says parquet but the format asked for is "
+                                         "csv"):
+        write_table(table, tmp_path / "out.parquet", "csv")
+    assert list(tmp_path.iterdir()) == []
+    write_table(table, tmp_path / "out.data", "json")  # an unknown suffix: the format decides
+    write_table(table, tmp_path / "out.csv.gz", "csv")
+    assert json.loads((tmp_path / "out.data").read_text()) == [{"x": 1}]
+
+
+def test_initial_ratings_errors_name_the_file_and_line(tmp_path: Path):
+    path = tmp_path / "start.csv"
+    path.write_text("player,rating\na,1500\nb,abc\n")
+    games = Games.from_arrays(["a"], ["b"], [1.0])
+    with pytest.raises(InputError, match=r"column 'rating' must be numeric; found 'abc' at "
+                                         r"row 2 \(line 3 of start.csv\)"):
+        fastrate.elo.rate(games, initial=fastrate.read_ratings(path))
+    path.write_text("player,rating\na,1500\nb,1400\na,1300\n")
+    with pytest.raises(InputError, match=r"player 'a' twice \(again at row 3 \(line 4 of "
+                                         r"start.csv\)\)"):
+        fastrate.glicko.rate(games, initial=fastrate.read_ratings(path))

@@ -49,7 +49,8 @@ def backgammon_group() -> None:
 @click.option("--burn-in", default=0, show_default=True, metavar="N",
               help="With --evaluate: leave the matches of the first N periods out of the "
               "scores.")
-@click.option("--top", default=20, show_default=True, help="Rows of the readable table.")
+@click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
+              help="Rows of the readable table (0: none).")
 @click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
               "(default: from its extension).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the full "

@@ -7,6 +7,7 @@ never leaves a partial file behind.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import json
@@ -603,8 +604,13 @@ def read_games(path: str | os.PathLike, *, format: str | None = None, **columns:
 
 def read_ratings(path: str | os.PathLike, format: str | None = None):
     """Read a ratings table (e.g. a previous ``fastrate rate`` output) as a pyarrow Table,
-    for ``initial=``."""
-    return read_table(path, format)
+    for ``initial=``; errors in it then name the file and line."""
+    from fastrate.data import SOURCE_KEY
+
+    table = read_table(path, format)
+    meta = dict(table.schema.metadata or {})
+    meta[SOURCE_KEY] = Path(path).name.encode()
+    return table.replace_schema_metadata(meta)
 
 
 # ----------------------------------------------------------------------------------
@@ -634,6 +640,14 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         _write(table, stream, fmt)
         return
     fmt = _format_of(path, format)
+    if format is not None:
+        try:
+            by_name = _format_of(path, None)
+        except InputError:
+            by_name = None
+        if by_name is not None and by_name != fmt:
+            raise InputError(f"cannot write {path}: its name says {by_name} but the format "
+                             f"asked for is {fmt}; rename the file or drop the format")
     target = Path(path)
     codec = _COMPRESSION.get(target.suffix.lower())
     if codec is not None and fmt == "parquet":
@@ -642,14 +656,27 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    with atomic_file(target) as fh:
+        if codec is None:
+            _write(table, fh, fmt)
+        else:
+            with pa.CompressedOutputStream(fh, codec) as out:
+                _write(table, out, fmt)
+
+
+@contextlib.contextmanager
+def atomic_file(target: str | os.PathLike):
+    """A binary file handle whose content replaces ``target`` only when the block ends
+    without an error: written to a temporary file in the same folder (with the mode an
+    ordinary open would give), renamed over ``target``; on any error the temporary file
+    is removed and ``target`` is untouched."""
+    target = Path(target)
+    folder = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
+        os.chmod(tmp, _new_file_mode(target))  # mkstemp makes 0600
         with os.fdopen(fd, "wb") as fh:
-            if codec is None:
-                _write(table, fh, fmt)
-            else:
-                with pa.CompressedOutputStream(fh, codec) as out:
-                    _write(table, out, fmt)
+            yield fh
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -657,6 +684,17 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         except OSError:
             pass
         raise
+
+
+def _new_file_mode(target: Path) -> int:
+    """The mode an ordinary ``open(target, "w")`` would give: the existing file's mode
+    when it is replaced, else 0666 minus the umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _write(table, fh, fmt: str) -> None:

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import Source, as_1d, as_float64, check_number, fail_at, require
-from fastrate.data import Games, PlayerState, Ratings
+from fastrate._validate import as_1d, as_float64, check_number, fail_at, require
+from fastrate.data import Games, PlayerState, Ratings, initial_source
 from fastrate.errors import ConfigError, InputError
 
 __all__ = [
@@ -289,13 +289,13 @@ def _initial_experience(initial: Any, players: Any) -> np.ndarray | None:
         if "experience" not in table.column_names:
             return None
         names = table.column("player").to_numpy(zero_copy_only=False).tolist()
-        values = as_float64(table.column("experience"), "experience",
-                            Source("initial ratings"), allow_nan=True)
+        src = initial_source(initial)
+        values = as_float64(table.column("experience"), "experience", src, allow_nan=True)
         values = np.where(np.isnan(values), 0.0, values)
     values = np.asarray(values, dtype=np.float64)
     if (values < 0).any():
         i = int(np.argmax(values < 0))
-        raise fail_at("experience", "must be >= 0", values, i, Source("initial ratings"))
+        raise fail_at("experience", "must be >= 0", values, i, initial_source(initial))
     lookup = dict(zip(names, values.tolist()))
     return np.array([lookup.get(name, 0.0) for name in players.names.tolist()],
                     dtype=np.float64)

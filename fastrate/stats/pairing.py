@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -969,18 +968,10 @@ def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
     ax2.legend(fontsize="small")
     if title:
         fig.suptitle(title)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format="png", dpi=dpi)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a plot is an ordinary file
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from fastrate.io.tables import atomic_file
+
+    with atomic_file(target) as fh:
+        fig.savefig(fh, format="png", dpi=dpi)
     return target
 
 
