@@ -452,17 +452,25 @@ def _game_codes_kernel(g, base, rank, codes):
     return n_games
 
 
+@inline_kernel
+def _csr_offsets(keys, offsets):
+    """Counting-sort offsets: ``offsets`` (groups + 1, zeroed) gets the start of every
+    group of ``keys`` (0 .. groups-1) and the end; returns a copy of the starts, the
+    fill cursors."""
+    groups = offsets.shape[0] - 1
+    for i in range(keys.shape[0]):
+        offsets[keys[i] + 1] += 1
+    for c in range(groups):
+        offsets[c + 1] += offsets[c]
+    return offsets[:groups].copy()
+
+
 @kernel
 def _group_rows_kernel(codes, seat, starts, order, seat_sorted):
     """Stable counting sort of the rows by game code (0 .. games-1, in sorted order of the
     game keys): ``order`` gets the rows game by game and ``seat_sorted`` their seats,
     ``starts`` (games + 1, zeroed) the start of every game's rows and the end."""
-    n_games = starts.shape[0] - 1
-    for i in range(codes.shape[0]):
-        starts[codes[i] + 1] += 1
-    for c in range(n_games):
-        starts[c + 1] += starts[c]
-    fill = starts[:n_games].copy()
+    fill = _csr_offsets(codes, starts)
     for i in range(codes.shape[0]):
         c = codes[i]
         t = fill[c]
@@ -536,12 +544,7 @@ def _player_games_kernel(player, starts, offsets, games):
     holds one row ``(first, end, own)`` per game of x (the game's positions ``first ..
     end-1`` and x's own; ``player`` in game-then-seat order; ``offsets``, players + 1,
     zeroed)."""
-    m = offsets.shape[0] - 1
-    for i in range(player.shape[0]):
-        offsets[player[i] + 1] += 1
-    for x in range(m):
-        offsets[x + 1] += offsets[x]
-    fill = offsets[:m].copy()
+    fill = _csr_offsets(player, offsets)
     for g in range(starts.shape[0] - 1):
         a = starts[g]
         b = starts[g + 1]
