@@ -74,13 +74,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if not RESULTS:
         return
     tr = terminalreporter
-    tr.section("fastrate throughput (games/s from the fastest round)")
+    tr.section("fastrate throughput (items/s from the fastest round; games unless named)")
     width = max(len(name) for name, _ in RESULTS)
     for name, info in RESULTS:
         gps = info.get("games_per_s")
         extra = ", ".join(f"{k}={_fmt(v)}" for k, v in info.items()
                           if k in _SUMMARY_KEYS)
-        rate = f"{_fmt(gps):>10} games/s" if gps is not None else " " * 18
+        unit = str(info.get("unit", "games"))
+        rate = f"{_fmt(gps):>10} {unit + '/s':<10}" if gps is not None else " " * 21
         tr.write_line(f"{name:<{width}}  {rate}  {extra}".rstrip())
 
 
