@@ -196,6 +196,18 @@ def _compare(ladder, n_games, system, exact, **kw):
                         sigma=kw.get("sigma", 3.0), candidates=kw.get("candidates", 3),
                         k=cfg.k, cap=cfg.cap or 0.0, period_games=kw.get("period_games", 1),
                         seed_games=kw.get("seed_games", (0, 0)), start=start)
+    if not exact:
+        # Glicko-2's compiled arithmetic (its own exp, fused multiply-adds) may differ from
+        # the reference in the last bits, which can only change a pairing where two
+        # estimates are (nearly) tied: the games must agree up to such a point, and the
+        # rest of the run is then a different run.
+        played = list(zip(got.white[0].tolist(), got.black[0].tolist()))
+        first = next((t for t, (w, b) in enumerate(played)
+                      if (w, b) != (want["white"][t], want["black"][t])), None)
+        if first is not None:
+            assert want["min_gap"][first] <= 1e-8 * 1500.0, (first, want["min_gap"][first])
+            assert got.score[0].tolist()[:first] == want["score"][:first]
+            return
     assert got.white[0].tolist() == want["white"]
     assert got.black[0].tolist() == want["black"]
     assert got.score[0].tolist() == want["score"]

@@ -106,7 +106,7 @@ def simulate(true_rating: list[float], cost: list[float], arrival: list[int], *,
         rating = [players[x].rating for x in range(n)]
     active: list[int] = []
     out = {"cost": [], "bits": [], "rmse": [], "misordered": [], "gap": [], "white": [],
-           "black": [], "score": []}
+           "black": [], "score": [], "min_gap": []}
     cost_sum = bits_sum = gap_sum = 0.0
     pending: list[tuple[int, int, int, float]] = []
     wins_v, losses_v = seed_games
@@ -183,6 +183,9 @@ def simulate(true_rating: list[float], cost: list[float], arrival: list[int], *,
         ranks = ranking()
         pos = {x: q for q, x in enumerate(ranks)}
         m = len(ranks)
+        # the closest two estimates: where a last-bit difference could reorder the ranking
+        out["min_gap"].append(min((rating[ranks[c]] - rating[ranks[c + 1]]
+                                   for c in range(m - 1)), default=math.inf))
         p = rng.randint(m)
         i = ranks[p]
         if scheduler == "nearest":
