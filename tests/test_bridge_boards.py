@@ -358,3 +358,22 @@ def test_period_column_case_insensitive_and_unknown_period_lists_columns():
     with pytest.raises(InputError, match=r"unknown period 'rnd'.*; or the name of a column of "
                                          r"period labels \(columns of the input: board, "):
         boards_from_table(t, period="rnd")
+
+
+def test_signed_results_in_a_csv_stay_relative(tmp_path):
+    """A result column of only +1/+2 is overtricks, not 1 or 2 tricks taken (pyarrow
+    would infer integers and lose the sign)."""
+    import gzip
+
+    from fastrate.bridge.boards import read_boards
+
+    text = ("board,north,south,east,west,contract,declarer,Result\n"
+            "1,a,b,c,d,4H,N,+1\n1,e,f,g,h,4H,N,+2\n2,a,b,c,d,3NT,S,9\n2,e,f,g,h,3NT,S,-1\n")
+    path = tmp_path / "rel.csv"
+    path.write_text(text)
+    gz = tmp_path / "rel.csv.gz"
+    gz.write_bytes(gzip.compress(text.encode()))
+    for p in (path, gz):
+        b = read_boards(p)
+        # board 1 (NV): 4H+1 450, 4H+2 480; board 2 (NS vulnerable): 3NT= 600, 3NT-1 -100
+        assert sorted(b.ns_score.tolist()) == [-100.0, 450.0, 480.0, 600.0]

@@ -1313,7 +1313,8 @@ def read_boards(path: Any, *, format: str | None = None, period: Any = None,
             raise InputError(f"{path} looks like a PBN file (it starts with "
                              f"{head.splitlines()[0][:40].decode('latin-1')!r}), not a table; "
                              "read it with --input-format pbn (format='pbn') or name it .pbn")
-    table = read_table(p, fmt)
+    # results as text: '+1' (one overtrick) must not be read as the number 1 (tricks)
+    table = read_table(p, fmt, text_columns=_BOARD_COLUMNS["tricks"])
     text = (fmt or "") == "csv" or p.suffix.lower() in (".csv", ".tsv", ".txt", ".gz")
     src = Source(p.name, first_line=2 if text else 0)
     return boards_from_table(table, period=period, source=src, **columns)

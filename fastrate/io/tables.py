@@ -94,11 +94,25 @@ CSV_BLOCK_SIZE = 1 << 20
 CSV_READ_BLOCK_SIZE = 16 << 20
 
 
+def _csv_header(path: Path) -> list[str]:
+    """The column names of a CSV file's first line (compressed files too)."""
+    import csv as pycsv
+
+    import pyarrow as pa
+
+    with pa.input_stream(str(path), compression="detect") as fh:
+        head = fh.read(1 << 16)
+    line = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8-sig", errors="replace")
+    return next(pycsv.reader([line], delimiter=_delimiter(path)), [])
+
+
 def read_table(path: str | os.PathLike, format: str | None = None,
-               columns: list[str] | None = None):
+               columns: list[str] | None = None, text_columns: tuple[str, ...] = ()):
     """Read a CSV (optionally compressed), Parquet or JSON file into a pyarrow Table.
 
-    ``columns`` limits the read to those columns, in that order.
+    ``columns`` limits the read to those columns, in that order. ``text_columns``: CSV
+    columns (names matched case-insensitively) read as text whatever they look like,
+    e.g. a bridge ``result`` column whose ``+1`` must not become the number 1.
     """
     import pyarrow as pa
 
@@ -111,8 +125,12 @@ def read_table(path: str | os.PathLike, format: str | None = None,
             from pyarrow import csv
 
             # an empty field is a missing value (a missing name, not a player called '')
+            types = {}
+            if text_columns:
+                want = {c.lower() for c in text_columns}
+                types = {c: pa.string() for c in _csv_header(p) if c.lower() in want}
             convert = csv.ConvertOptions(include_columns=columns or [],
-                                         strings_can_be_null=True)
+                                         strings_can_be_null=True, column_types=types)
             parse = csv.ParseOptions(delimiter=_delimiter(p))
             # the streaming reader holds a few blocks at a time (read_csv holds the whole
             # decompressed file while it parses: ~8x the columns kept, in memory), but it
