@@ -299,7 +299,7 @@ def test_cli_score_bad_tables(tmp_path):
     f.write_text("board,ns_pair,ew_pair,contract,declarer,result\n1,1,11,4H,N,10\n"
                  "1,2,12,4H,N,10.5\n")  # was truncated to 10 silently
     _one_line_error(_score(f), "column 'result' must be the tricks declarer took (a whole "
-                               "number 0-13) or a result =, +k, -k; found 10.5 at row 2 "
+                               "number 0-13) or a result =, +k, -k; found '10.5' at row 2 "
                                "(line 3 of t.csv)")
     f.write_text("board,north,south,east,west,ns_pair,ns_score\n1,a,b,c,d,1,420\n")
     _one_line_error(_score(f), "no column 'ew_pair' in t.csv (columns: board, north, south, "
