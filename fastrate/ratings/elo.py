@@ -244,14 +244,16 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
                 reset_game, reset_player, reset_value,
                 k, k_mode, bounds, values, pa, pb, pc, fide_threshold, fide_k,
                 factor, cap, advantage, mov_mode, regression, regression_mean, by_period,
-                pending, stamp, touched, pred, pre_white, pre_black):
+                pending, stamp, touched, pred, pre_white, pre_black, input_row):
     """Elo over games in order. Per-game arrays ``weight``, ``margin``, ``neutral`` and
     ``period`` may have length 0 (absent); ``pending``/``stamp``/``touched`` are scratch
     (length n_players) used only when ``by_period``. Writes ``pred`` (and, when they have
-    length n, the pre-game ratings ``pre_white``/``pre_black``) and updates the
+    length n, the pre-game ratings ``pre_white``/``pre_black``) at each game's input row
+    ``input_row[i]`` (length 0: the stored order is the input order) and updates the
     per-player state in place."""
     n = white.shape[0]
     record = pre_white.shape[0] > 0
+    has_r = input_row.shape[0] > 0
     has_w = weight.shape[0] > 0
     has_m = margin.shape[0] > 0
     has_n = neutral.shape[0] > 0
@@ -298,11 +300,11 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         last_period[a] = p
         last_period[b] = p
         if record:
-            pre_white[i] = rating[a]
-            pre_black[i] = rating[b]
+            pre_white[input_row[i] if has_r else i] = rating[a]
+            pre_black[input_row[i] if has_r else i] = rating[b]
         d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
-        pred[i] = e
+        pred[input_row[i] if has_r else i] = e
         s = score[i]
         ka = _k_factor(k_mode, k, games_played[a], rating[a], reached[a], bounds, values,
                        pa, pb, pc, fide_k)
@@ -341,10 +343,12 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
 
 @kernel
 def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, games_played,
-                       last_period, k, factor, cap, advantage, pred, pre_white, pre_black):
+                       last_period, k, factor, cap, advantage, pred, pre_white, pre_black,
+                       input_row):
     """The common case, kept branch-light: constant K, no margin model, no regression,
-    no resets, game-by-game. Same arithmetic as :func:`_elo_kernel`."""
+    no resets, game-by-game. Same arithmetic and outputs as :func:`_elo_kernel`."""
     n = white.shape[0]
+    has_r = input_row.shape[0] > 0
     has_w = weight.shape[0] > 0
     has_n = neutral.shape[0] > 0
     has_p = period.shape[0] > 0
@@ -353,11 +357,11 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
         a = white[i]
         b = black[i]
         if record:
-            pre_white[i] = rating[a]
-            pre_black[i] = rating[b]
+            pre_white[input_row[i] if has_r else i] = rating[a]
+            pre_black[input_row[i] if has_r else i] = rating[b]
         d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
-        pred[i] = e
+        pred[input_row[i] if has_r else i] = e
         diff = score[i] - e
         if has_w:
             diff *= weight[i]
@@ -492,13 +496,15 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     weight = _EMPTY_F if games.weight is None else games.weight
     neutral = _EMPTY_B if games.neutral is None else games.neutral
     period = _EMPTY_I if games.period is None else games.period
+    # outputs go straight to input order (no scatter pass afterwards)
+    input_row = _EMPTY_I if games.order is None else require(games.order, np.int64)
     simple = (config.k_schedule == "constant" and config.margin == "none"
               and config.regression == 0.0 and reset_game.shape[0] == 0 and not by_period)
     if simple:
         _elo_simple_kernel(games.white, games.black, games.score, weight, neutral, period,
                            state.rating, state.games_played, state.last_period,
                            float(config.k), LN10 / config.scale, float(config.cap or 0.0),
-                           float(config.advantage), pred, pre_white, pre_black)
+                           float(config.advantage), pred, pre_white, pre_black, input_row)
     else:
         _elo_kernel(games.white, games.black, games.score, weight,
                     _EMPTY_F if games.margin is None else games.margin, neutral, period,
@@ -509,11 +515,10 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
                     float(config.fide_threshold), float(config.fide_k),
                     LN10 / config.scale, float(config.cap or 0.0), float(config.advantage),
                     _MOV_MODE[config.margin], float(config.regression), float(mean), by_period,
-                    pending, stamp, touched, pred, pre_white, pre_black)
+                    pending, stamp, touched, pred, pre_white, pre_black, input_row)
     return Ratings(system="elo", players=state.players, rating=state.rating,
-                   games_played=state.games_played, predictions=games.to_input_order(pred),
-                   config=config,
+                   games_played=state.games_played, predictions=pred, config=config,
                    last_period=state.last_period if games.period is not None else None,
-                   pre_white=games.to_input_order(pre_white) if record_pregame else None,
-                   pre_black=games.to_input_order(pre_black) if record_pregame else None,
+                   pre_white=pre_white if record_pregame else None,
+                   pre_black=pre_black if record_pregame else None,
                    fide_reached=reached if fide else None)

@@ -436,7 +436,7 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
                     vs[0] = 1.0 if v < wins else 0.0
                     _elo_simple_kernel(vw[:1], vb[:1], vs[:1], empty_f, empty_b, empty_i, est,
                                        games_played, last_period, k, factor, cap, 0.0,
-                                       vpred[:1], empty_f, empty_f)
+                                       vpred[:1], empty_f, empty_f, empty_i)
                     est[o] = keep_r
                     games_played[o] = keep_n
         if changed:
@@ -485,7 +485,7 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
         else:
             _elo_simple_kernel(pw[:1], pb[:1], ps[:1], empty_f, empty_b, empty_i, est,
                                games_played, last_period, k, factor, cap, 0.0, pred[:1],
-                               empty_f, empty_f)
+                               empty_f, empty_f, empty_i)
             # only i and j moved: place i (jumping over j), then j
             _reposition(order, pos, est, n_active, i, j)
             _reposition(order, pos, est, n_active, j, -1)
