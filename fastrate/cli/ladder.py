@@ -5,8 +5,6 @@ only; the computing happens in :mod:`fastrate.stats.information` and
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 FORMATS = ("csv", "parquet", "json")
@@ -16,16 +14,6 @@ SCHEDULERS = ("nearest", "gaussian", "greedy")
 @click.group("ladder")
 def ladder_group() -> None:
     """Information per game and pairing schedulers for a rating ladder."""
-
-
-def _emit(table, output: str | None, fmt: str | None) -> None:
-    from fastrate.io.tables import write_table
-
-    if output is not None:
-        write_table(table, output, fmt)
-    else:
-        write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
-        sys.stdout.flush()
 
 
 def _text_table(heads: list[str], rows: list[list[str]]) -> str:
@@ -76,6 +64,8 @@ def table_command(max_gap, min_gap, cost_ratio, elo_step, rank, base_cost, outpu
     table = information.cost_bits_table(range(min_gap, max_gap + 1), cost_ratio=cost_ratio,
                                         elo_step=elo_step, rank=rank, base_cost=base_cost)
     if output is not None or fmt is not None:
+        from fastrate.cli.commands import _emit
+
         _emit(table, output, fmt)
         if output is None:
             return
@@ -179,6 +169,8 @@ def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, 
                               seed_games=seeded, n_points=points, start=start)
     if output is not None or fmt is not None:
         # the table first: a failed -o leaves no plot behind
+        from fastrate.cli.commands import _emit
+
         _emit(pairing.ladder_table(results), output, fmt)
     if plot is not None:
         pairing.plot(results, plot, title=f"{players} players, {games:,} games, {seeds} "
