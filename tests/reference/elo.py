@@ -45,7 +45,10 @@ class Result:
 
 
 def expected(d: float, scale: float = 400.0) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-d / scale))
+    x = -d / scale
+    if x > 308.0:  # 10**x would overflow a float: the expectation is 0 to double precision
+        return 0.0
+    return 1.0 / (1.0 + 10.0 ** x)
 
 
 def k_from_table(table: Sequence[tuple[float, float]], x: float) -> float:
