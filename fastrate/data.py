@@ -654,17 +654,17 @@ class PlayerState:
 SOURCE_KEY = b"fastrate.source"
 
 
-def initial_source(initial: Any) -> Source:
-    """Where initial ratings came from, for error messages: the file a table was read
+def initial_source(initial: Any, default: str = "initial ratings") -> Source:
+    """Where a saved-state table came from, for error messages: the file it was read
     from by :func:`fastrate.read_ratings` (rows named with their file lines), else
-    "initial ratings"."""
+    ``default``."""
     schema = getattr(initial, "schema", None)
     meta = getattr(schema, "metadata", None) or {}
     if SOURCE_KEY in meta:
         from fastrate.io.tables import _source_for
 
         return _source_for(meta[SOURCE_KEY].decode())
-    return Source("initial ratings")
+    return Source(default)
 
 
 def _bool_column(values: Any, name: str, src: Source) -> np.ndarray:

@@ -404,6 +404,28 @@ def _score(games: Games, pred_stored: np.ndarray, mask: np.ndarray, draws: str, 
     return row, table
 
 
+#: the label of the always-50% baseline that toolkits put first in their tables
+NULL_LABEL = "null (50%)"
+
+
+def check_bins(bins: Any) -> int:
+    """The number of calibration bins, validated (an integer >= 1)."""
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    return int(bins)
+
+
+def score_rows(preds: Sequence[tuple[str, np.ndarray, np.ndarray]], draws: str, bins: int
+               ) -> tuple[list[dict[str, Any]], dict[str, dict[str, np.ndarray]]]:
+    """The rows and calibration tables of an :class:`Evaluation` from ``(label,
+    predictions, outcomes)`` triples already restricted to the scored rows."""
+    rows, tables = [], {}
+    for label, p, y in preds:
+        rows.append({"system": label, **_metrics.summary(p, y, draws=draws)})
+        tables[label] = _metrics.calibration(p, y, bins=bins)
+    return rows, tables
+
+
 # ----------------------------------------------------------------------------------
 # results
 
@@ -519,8 +541,7 @@ def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
         raise InputTypeError(f"evaluation needs a fastrate.Games; got {type(games).__name__} "
                              "(build one with Games.from_arrays or read_games)")
     _metrics._check_draws(draws)
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    check_bins(bins)
     mask = burn_in_mask(games, burn_in)
     if not mask.any():
         n_periods = period_starts(games.period).shape[0] - 1 if games.period is not None else 1

@@ -1295,7 +1295,7 @@ def read_boards(path: Any, *, format: str | None = None, period: Any = None,
     :func:`boards_from_table` for the column names recognised."""
     from pathlib import Path
 
-    from fastrate.io.tables import read_table
+    from fastrate.io.tables import _source_for, read_table
 
     p = Path(path)
     if not p.exists():
@@ -1315,6 +1315,4 @@ def read_boards(path: Any, *, format: str | None = None, period: Any = None,
                              "read it with --input-format pbn (format='pbn') or name it .pbn")
     # results as text: '+1' (one overtrick) must not be read as the number 1 (tricks)
     table = read_table(p, fmt, text_columns=_BOARD_COLUMNS["tricks"])
-    text = (fmt or "") == "csv" or p.suffix.lower() in (".csv", ".tsv", ".txt", ".gz")
-    src = Source(p.name, first_line=2 if text else 0)
-    return boards_from_table(table, period=period, source=src, **columns)
+    return boards_from_table(table, period=period, source=_source_for(p.name, fmt), **columns)

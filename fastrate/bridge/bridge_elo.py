@@ -70,7 +70,7 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number, require
 from fastrate.data import PlayerIndex, Ratings
 from fastrate.errors import ConfigError, InputError, InputTypeError
-from fastrate.evaluate import Evaluation
+from fastrate.evaluate import NULL_LABEL, Evaluation, check_bins, score_rows
 from fastrate.ratings._common import LN10, exp, records, select
 from fastrate.ratings._common import expected_score as _expected_score
 from fastrate.ratings.elo import _k_factor, _rating_lead
@@ -885,12 +885,11 @@ def _partnership_key(a: Any, b: Any) -> tuple:
     return (a, b) if (str(type(a)), a) <= (str(type(b)), b) else (b, a)
 
 
-def _previous_partnerships(initial: Any, partnerships: Any,
-                           source: Any = None) -> dict | None:
+def _previous_partnerships(initial: Any, partnerships: Any) -> dict | None:
     """``{(name, name): boards}`` from ``partnerships`` (a table with player_1, player_2,
-    boards) or, when that is None, from a previous :class:`BridgeRatings` given as
-    ``initial``; None when neither says anything. ``source`` (a :class:`Source`) names
-    the file in errors."""
+    boards; one read with :func:`fastrate.read_ratings` names its file in errors) or,
+    when that is None, from a previous :class:`BridgeRatings` given as ``initial``; None
+    when neither says anything."""
     if partnerships is None:
         if isinstance(initial, BridgeRatings) and initial.partnerships is not None:
             partnerships = initial.partnerships
@@ -900,18 +899,19 @@ def _previous_partnerships(initial: Any, partnerships: Any,
         partnerships = partnerships.partnerships
         if partnerships is None:
             return None
-    from fastrate._validate import Source, arrow_to_numpy, as_1d, as_float64, fail_at
+    from fastrate._validate import arrow_to_numpy, as_1d, as_float64, fail_at
+    from fastrate.data import initial_source
     from fastrate.io.tables import to_arrow_table
 
+    src = initial_source(partnerships, "initial partnerships")
     table = partnerships if isinstance(partnerships, dict) else None
     if table is None:
         t = to_arrow_table(partnerships)
         table = {c: arrow_to_numpy(t.column(c)) for c in t.column_names}
-    src = source if source is not None else Source("initial partnerships")
     missing = [c for c in ("player_1", "player_2", "boards") if c not in table]
     if missing:
         raise InputError(f"partnerships need columns player_1, player_2 and boards; missing "
-                         f"{', '.join(missing)}" + (f" in {src.name}" if source else ""))
+                         f"{', '.join(missing)} in {src.name}")
     n = as_float64(table["boards"], "boards", src)
     bad = (n < 0) | (n != np.floor(n))
     if bad.any():
@@ -1045,7 +1045,6 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
 # ----------------------------------------------------------------------------------
 # evaluation
 
-NULL_LABEL = "null (50%)"
 
 
 class BridgeEvaluation(Evaluation):
@@ -1093,8 +1092,7 @@ def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[A
     from fastrate import metrics
 
     metrics._check_draws(draws)
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    check_bins(bins)
     items = list(runs.items()) if isinstance(runs, Mapping) else [
         (r.config.label(), r) for r in runs]
     if not items:
@@ -1109,12 +1107,9 @@ def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[A
                          "rated result (boards need at least two real results); the boards "
                          f"have {n_periods} rating period(s): use a smaller burn-in")
     y = items[0][1].stored_outcome[mask]
-    preds = ([(NULL_LABEL, np.full(y.shape[0], 0.5))] if null else []) + [
-        (label, r.stored_predictions[mask]) for label, r in items]
-    rows, tables = [], {}
-    for label, p in preds:
-        rows.append({"system": label, **metrics.summary(p, y, draws=draws)})
-        tables[label] = metrics.calibration(p, y, bins=bins)
+    preds = ([(NULL_LABEL, np.full(y.shape[0], 0.5), y)] if null else []) + [
+        (label, r.stored_predictions[mask], y) for label, r in items]
+    rows, tables = score_rows(preds, draws, bins)
     return BridgeEvaluation(rows, tables, int(items[0][1].rated.sum()), int(burn_in),
                             draws, {label: r for label, r in items})
 

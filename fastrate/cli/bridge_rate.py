@@ -8,7 +8,6 @@ import sys
 import click
 
 FORMATS = ("csv", "parquet", "json")
-_TEXT = (".csv", ".tsv", ".txt")
 
 
 def _table_option(text: str | None, name: str) -> tuple[tuple[float, float], ...]:
@@ -33,11 +32,14 @@ def _default_period(path: str, input_format: str | None) -> str | None:
     from pathlib import Path
 
     from fastrate.bridge.boards import _BOARD_COLUMNS
-    from fastrate.io.tables import _column_names
+    from fastrate.errors import InputError
+    from fastrate.io.tables import _column_names, _format_of
 
     p = Path(path)
-    fmt = input_format or ("parquet" if p.suffix.lower() == ".parquet" else "csv" if (
-        p.suffix.lower() in _TEXT or p.name.lower().endswith(".csv.gz")) else None)
+    try:
+        fmt = _format_of(p, input_format)
+    except InputError:  # PBN or an unknown name: read_boards decides
+        return "auto"
     if fmt not in ("csv", "parquet") or not p.exists():
         return "auto"
     names = _column_names(p, fmt)
@@ -60,17 +62,6 @@ def _read(path: str, period: str | None, input_format: str | None):
         if "period '3d' is a length" not in str(exc):
             raise
     return read_boards(path, format=input_format, period=None), None
-
-
-def _source(path: str):
-    """Where rows of a table file came from, for errors (file line 2 = row 1 of a CSV)."""
-    from pathlib import Path
-
-    from fastrate._validate import Source
-
-    p = Path(path)
-    text = p.suffix.lower() in _TEXT or p.name.lower().endswith((".csv.gz", ".tsv.gz"))
-    return Source(p.name, first_line=2 if text else 0)
 
 
 def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, tuple]:
@@ -252,14 +243,10 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
     if scores.n_no_comparison:
         click.echo(f"fastrate: warning: {scores.n_no_comparison:,} board(s) with a single "
                    "result have no comparison and are not rated", err=True)
-    init = pairs = None
-    from fastrate.io.tables import read_ratings, read_table
+    from fastrate.io.tables import read_ratings
 
-    if initial is not None:
-        init = read_ratings(initial)
-    if initial_partnerships is not None:
-        pairs = read_table(initial_partnerships)
-        be._previous_partnerships(None, pairs, _source(initial_partnerships))
+    init = read_ratings(initial) if initial is not None else None
+    pairs = read_ratings(initial_partnerships) if initial_partnerships is not None else None
     ratings = be.rate(boards, config, initial=init, scores=scores, partnerships=pairs)
     who = "pairs" if boards.players is None else "players"
     note(f"{len(ratings):,} {who} in {ratings.n_components:,} board component(s)"

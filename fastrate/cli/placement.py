@@ -55,7 +55,7 @@ def _columns_lower(table) -> dict[str, str]:
     return {c.lower(): c for c in table.column_names}
 
 
-def _source(file: str, table, cols: dict[str, str]):
+def _source(file: str, table, cols: dict[str, str], fmt: str | None = None):
     """Where the rows come from, so errors name the file, its line and its column."""
     import dataclasses
 
@@ -67,7 +67,7 @@ def _source(file: str, table, cols: dict[str, str]):
                          f"{', '.join(table.column_names)})")
     from pathlib import Path
 
-    return dataclasses.replace(_source_for(Path(file).name), columns=tuple(cols.items()))
+    return dataclasses.replace(_source_for(Path(file).name, fmt), columns=tuple(cols.items()))
 
 
 def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
@@ -88,7 +88,7 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
         raise InputError(f"no column 'player' in {file} (columns: "
                          f"{', '.join(table.column_names)}); a log needs game, player, place "
                          "and a counts table player, p1..pk")
-    src = _source(file, table, cols)
+    src = _source(file, table, cols, fmt)
 
     def col(name):
         return table.column(cols[name]).to_numpy(zero_copy_only=False)
@@ -316,7 +316,7 @@ def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, inp
                          f"(columns: {', '.join(table.column_names)}); a seating log needs "
                          "game, player, seat, watchers")
 
-    src = _source(file, table, cols)
+    src = _source(file, table, cols, input_format)
 
     def col(name):
         return table.column(cols[name]).to_numpy(zero_copy_only=False)

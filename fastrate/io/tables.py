@@ -403,14 +403,15 @@ _ARGUMENTS = (("white", "first"), ("black", "second"), ("score", "score"), ("tim
               ("neutral", "neutral"))
 
 
-def _source_for(source: str | Source | None) -> Source:
-    """A Source for error messages; data row 1 is line 2 of a CSV file (one header line)."""
+def _source_for(source: str | Source | None, format: str | None = None) -> Source:
+    """A Source for error messages; data row 1 is line 2 of a CSV file (one header line).
+    ``format`` is the file's format when given explicitly (else from the name)."""
     if isinstance(source, Source):
         return source
     if not source:
         return Source()
     try:
-        text = _format_of(source, None) == "csv"
+        text = _format_of(source, format) == "csv"
     except InputError:
         text = False
     return Source(source, first_line=2 if text else 0)
@@ -621,8 +622,9 @@ def read_games(path: str | os.PathLike, *, format: str | None = None, **columns:
 
 
 def read_ratings(path: str | os.PathLike, format: str | None = None):
-    """Read a ratings table (e.g. a previous ``fastrate rate`` output) as a pyarrow Table,
-    for ``initial=``; errors in it then name the file and line."""
+    """Read a saved-state table (a previous ``fastrate rate`` output for ``initial=``, or
+    bridge partnerships for ``partnerships=``) as a pyarrow Table; errors in it then
+    name the file and line."""
     from fastrate.data import SOURCE_KEY
 
     table = read_table(path, format)

@@ -278,6 +278,7 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
             cur = p
         a = white[i]
         b = black[i]
+        row = input_row[i] if has_r else i  # where this game's outputs go
         if regression > 0.0:
             if last_period[a] != no_period and p > last_period[a]:
                 rating[a] = rating[a] * (1.0 - regression) + regression * regression_mean
@@ -300,11 +301,11 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         last_period[a] = p
         last_period[b] = p
         if record:
-            pre_white[input_row[i] if has_r else i] = rating[a]
-            pre_black[input_row[i] if has_r else i] = rating[b]
+            pre_white[row] = rating[a]
+            pre_black[row] = rating[b]
         d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
-        pred[input_row[i] if has_r else i] = e
+        pred[row] = e
         s = score[i]
         ka = _k_factor(k_mode, k, games_played[a], rating[a], reached[a], bounds, values,
                        pa, pb, pc, fide_k)
@@ -356,12 +357,13 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
     for i in range(n):
         a = white[i]
         b = black[i]
+        row = input_row[i] if has_r else i  # where this game's outputs go
         if record:
-            pre_white[input_row[i] if has_r else i] = rating[a]
-            pre_black[input_row[i] if has_r else i] = rating[b]
+            pre_white[row] = rating[a]
+            pre_black[row] = rating[b]
         d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
-        pred[input_row[i] if has_r else i] = e
+        pred[row] = e
         diff = score[i] - e
         if has_w:
             diff *= weight[i]

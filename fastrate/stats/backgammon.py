@@ -400,13 +400,19 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
     Returns a :class:`fastrate.evaluate.Evaluation` whose ``ratings`` holds each run.
     """
     from fastrate import metrics
-    from fastrate.evaluate import Evaluation, _unique_labels, burn_in_mask
+    from fastrate.evaluate import (
+        NULL_LABEL,
+        Evaluation,
+        _unique_labels,
+        burn_in_mask,
+        check_bins,
+        score_rows,
+    )
 
     if not isinstance(games, Games):
         raise InputError(f"evaluate() needs a fastrate.Games; got {type(games).__name__}")
     metrics._check_draws(draws)
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+    check_bins(bins)
     items = _fibs_configs(configs)
     mask = burn_in_mask(games, burn_in)
     if not mask.any():
@@ -418,20 +424,15 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
     labels = _unique_labels([label for label, _ in items])
     for label, (_, cfg) in zip(labels, items):
         runs[label] = rate(games, cfg, initial=initial, length=length)
-    rows, tables = [], {}
     y_first = games.score[mask]
-    preds = [("null (50%)", None)] + [(label, r.predictions) for label, r in runs.items()]
-    for label, pred in preds:
-        if pred is None:
-            p, y = np.full(y_first.shape[0], 0.5), y_first
-        else:
-            stored = pred if games.order is None else pred[games.order]
-            p_first = stored[mask]
-            fav = p_first >= 0.5
-            p = np.where(fav, p_first, 1.0 - p_first)
-            y = np.where(fav, y_first, 1.0 - y_first)
-        rows.append({"system": label, **metrics.summary(p, y, draws=draws)})
-        tables[label] = metrics.calibration(p, y, bins=bins)
+    preds = [(NULL_LABEL, np.full(y_first.shape[0], 0.5), y_first)]
+    for label, r in runs.items():
+        stored = r.predictions if games.order is None else r.predictions[games.order]
+        p_first = stored[mask]
+        fav = p_first >= 0.5  # oriented by the favourite
+        preds.append((label, np.where(fav, p_first, 1.0 - p_first),
+                      np.where(fav, y_first, 1.0 - y_first)))
+    rows, tables = score_rows(preds, draws, bins)
     return Evaluation(rows, tables, games.n_games, int(burn_in), draws, runs)
 
 
