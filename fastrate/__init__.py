@@ -27,15 +27,15 @@ _LAZY = {
     "read_games": "fastrate.io.tables",
     "read_ratings": "fastrate.io.tables",
     "write_table": "fastrate.io.tables",
-    "example_path": "fastrate.io.tables",
-    "load_example": "fastrate.io.tables",
+    "example_path": "fastrate.datasets",
+    "load_example": "fastrate.datasets",
     # errors
     "FastrateError": "fastrate.errors",
     "InputError": "fastrate.errors",
     "ConfigError": "fastrate.errors",
     "ConvergenceWarning": "fastrate.errors",
     # numba
-    "warmup": "fastrate._numba",
+    "warmup": "fastrate._warmup",
 }
 _SUBMODULES = {
     "elo": "fastrate.elo",
@@ -71,16 +71,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics
-    from fastrate._numba import warmup
+    from fastrate._warmup import warmup
     from fastrate.bridge.boards import Boards, read_boards
     from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
+    from fastrate.datasets import example_path, load_example
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
-    from fastrate.io.tables import (
-        example_path,
-        load_example,
-        read_games,
-        read_ratings,
-        write_table,
-    )
+    from fastrate.io.tables import read_games, read_ratings, write_table
     from fastrate.ratings import elo, glicko, glicko2
     from fastrate.stats import backgammon, information, pairing, placement

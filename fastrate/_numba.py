@@ -6,7 +6,7 @@ error model (a division by zero gives inf/nan instead of raising inside a kernel
 kernels guard their real zero denominators themselves).
 
 Kernels compile lazily on first call (no eager signatures), so ``import fastrate``
-stays cheap; ``fastrate warmup`` / :func:`warmup` compiles everything into the cache.
+stays cheap; ``fastrate warmup`` / :func:`fastrate.warmup` compiles everything into the cache.
 """
 
 from __future__ import annotations
@@ -36,10 +36,3 @@ def kernel(fn: Callable | None = None, **overrides: Any) -> Any:
 def inline_kernel(fn: Callable) -> Any:
     """A small helper kernel that LLVM always inlines into its callers."""
     return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)
-
-
-def warmup(verbose: bool = False) -> list[str]:
-    """Compile every kernel (every mode) into the on-disk cache; return what was run."""
-    from fastrate import _warmup
-
-    return _warmup.run(verbose=verbose)

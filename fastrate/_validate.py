@@ -10,6 +10,7 @@ Error messages follow one template (what, requirement, found, where, fix), e.g.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +63,7 @@ def require(x: np.ndarray, dtype: Any) -> np.ndarray:
     return np.require(x, dtype, ["C", "A", "W"])
 
 
-def _fmt(value: Any) -> str:
+def format_value(value: Any) -> str:
     if isinstance(value, np.datetime64):
         # .item() of a datetime64[ns] is a bare integer; show the date instead
         return "NaT" if np.isnat(value) else np.datetime_as_string(value, unit="auto")
@@ -76,7 +77,7 @@ def _fmt(value: Any) -> str:
 def fail_at(column: str, requirement: str, values: np.ndarray | list, index: int,
             source: Source = NO_SOURCE, fix: str = "") -> InputError:
     """Build the standard error for the first bad value of a column."""
-    msg = (f"column '{source.column(column)}' {requirement}; found {_fmt(values[index])} at "
+    msg = (f"column '{source.column(column)}' {requirement}; found {format_value(values[index])} at "
            f"{source.where(index)}")
     if fix:
         msg += f"; {fix}"
@@ -95,12 +96,12 @@ def fail_at(column: str, requirement: str, values: np.ndarray | list, index: int
 _ARROW_FLOATS = {"halffloat": "float16", "float": "float32", "double": "float64"}
 
 
-def _is_arrow_array(x: Any) -> bool:
+def is_arrow_array(x: Any) -> bool:
     return type(x).__module__.startswith("pyarrow") and hasattr(x, "null_count") and (
         hasattr(x, "buffers") or hasattr(x, "chunks"))
 
 
-def _single_chunk(x: Any):
+def single_chunk(x: Any):
     import pyarrow as pa
 
     if isinstance(x, pa.ChunkedArray):
@@ -119,7 +120,7 @@ def arrow_to_numpy(x: Any) -> np.ndarray:
     """
     import pyarrow as pa
 
-    a = _single_chunk(x)
+    a = single_chunk(x)
     t = a.type
     n, off = len(a), a.offset
     if a.null_count == 0:
@@ -193,7 +194,7 @@ def numpy_to_arrow(x: np.ndarray, mask: np.ndarray | None = None):
 
 def as_1d(x: Any, column: str) -> np.ndarray:
     """Turn lists, tuples, pandas/polars series and Arrow arrays into a 1-D NumPy array."""
-    if _is_arrow_array(x):
+    if is_arrow_array(x):
         return arrow_to_numpy(x)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:
@@ -253,6 +254,82 @@ def check_length(values: np.ndarray, column: str, n: int) -> None:
     if values.shape[0] != n:
         raise InputError(f"column '{column}' must have one value per game ({n}); "
                          f"got {values.shape[0]}")
+
+
+# ----------------------------------------------------------------------------------
+# booleans: one vocabulary for every column, option and saved-state flag
+
+#: words read as true / false (case-insensitive, surrounding blanks ignored)
+TRUE_WORDS = frozenset({"1", "true", "t", "yes", "y", "on"})
+FALSE_WORDS = frozenset({"0", "false", "f", "no", "n", "off", ""})
+#: words read as a missing value where one is allowed (none, null, nan)
+MISSING_WORDS = frozenset({"none", "null", "nan"})
+
+
+def bool_word(text: Any) -> bool | None:
+    """``True``/``False`` for a word of the boolean vocabulary, ``None`` for anything else."""
+    s = str(text).strip().lower()
+    if s in TRUE_WORDS:
+        return True
+    if s in FALSE_WORDS:
+        return False
+    return None
+
+
+def as_bool(x: Any, column: str, source: Source = NO_SOURCE, *,
+            missing: bool | None = None) -> np.ndarray:
+    """Booleans from bool / 0-1 numbers / true-false words, naming the first bad value.
+
+    ``missing`` is the value of a missing cell (blank, none, NaN); ``None`` refuses it.
+    """
+    arr = as_1d(x, column)
+    requirement = "must be a boolean (0/1, true/false)"
+    if arr.dtype.kind == "b":
+        return require(arr, np.bool_)
+    if arr.dtype.kind in "iuf":
+        nan = np.isnan(arr) if arr.dtype.kind == "f" else np.zeros(arr.shape, np.bool_)
+        bad = ~(np.isin(arr, (0, 1)) | (nan if missing is not None else False))
+        if bad.any():
+            raise fail_at(column, requirement, arr, int(np.argmax(bad)), source)
+        out = np.where(nan, bool(missing), arr == 1) if nan.any() else arr == 1
+        return require(out, np.bool_)
+    # text: map each distinct value once
+    uniq, inverse = np.unique(np.array([("none" if v is None else str(v)) for v in arr.tolist()],
+                                       dtype=object).astype(str), return_inverse=True)
+    codes = []
+    for u in uniq.tolist():
+        b = bool_word(u)
+        if b is None and missing is not None and u.strip().lower() in MISSING_WORDS:
+            b = missing
+        codes.append(-1 if b is None else int(b))
+    vals = np.array(codes, dtype=np.int8)[inverse.reshape(-1)]
+    bad = vals < 0
+    if bad.any():
+        raise fail_at(column, requirement, arr, int(np.argmax(bad)), source)
+    return require(vals == 1, np.bool_)
+
+
+# ----------------------------------------------------------------------------------
+# tables in memory
+
+
+def to_arrow_table(data: Any):
+    """pyarrow Table from a pyarrow Table, pandas/polars DataFrame or dict of columns."""
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        return data
+    if hasattr(data, "to_arrow"):  # polars
+        return data.to_arrow()
+    if type(data).__module__.startswith("pandas"):
+        return pa.Table.from_pandas(data, preserve_index=False)
+    if isinstance(data, Mapping):
+        cols = {}
+        for k, v in data.items():
+            cols[str(k)] = numpy_to_arrow(as_1d(v, str(k)))
+        return pa.table(cols)
+    raise InputError(f"expected a table (pyarrow Table, pandas or polars DataFrame, or a dict "
+                     f"of columns); got {type(data).__name__}")
 
 
 # ----------------------------------------------------------------------------------

@@ -36,8 +36,8 @@ def _warm_integer_boards() -> None:
     boards_from_table(table, period="3d").score("cross-imps")
 
 
-def run(verbose: bool = False) -> list[str]:
-    """Compile every system's kernel (all option paths share one signature)."""
+def warmup(verbose: bool = False) -> list[str]:
+    """Compile every kernel (every mode) into the on-disk cache; return what was run."""
     games = _tiny_games()
     done = []
     for name, cfg_name in (("elo", "EloConfig"), ("glicko", "GlickoConfig"),

@@ -40,9 +40,8 @@ import numpy as np
 
 from fastrate import metrics as _metrics
 from fastrate._validate import as_float64, check_range
-from fastrate.data import Games, Ratings
+from fastrate.data import Games, Ratings, period_starts
 from fastrate.errors import ConfigError, InputError, InputTypeError
-from fastrate.ratings._common import period_starts
 
 __all__ = ["SYSTEMS", "SystemSpec", "parse_system", "presets", "burn_in_mask", "evaluate",
            "evaluate_predictions", "Evaluation"]

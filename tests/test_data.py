@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrate import Games, PlayerIndex, Ratings, bucket_periods
-from fastrate._validate import Source
-from fastrate.data import PERIOD_ORIGIN, PlayerState, as_bool, parse_time
+from fastrate._validate import Source, as_bool
+from fastrate.data import PERIOD_ORIGIN, PlayerState, parse_time
 from fastrate.errors import FastrateError, InputError, InputTypeError
 
 NO_PERIOD = PlayerState.NO_PERIOD

@@ -513,9 +513,14 @@ def test_fide_reached_survives_a_saved_state(tmp_path):
 
 def test_fide_reached_bad_values():
     g = Games.from_arrays(["a"], ["b"], [1.0])
-    with pytest.raises(InputError, match="column 'fide_reached' must be true/false"):
+    with pytest.raises(InputError, match=r"column 'fide_reached' must be a boolean \(0/1, "
+                       r"true/false\); found 'maybe' at row 2"):
         elo.rate(g, EloConfig.fide(), initial={"player": ["a", "b"], "rating": [1500.0, 1500.0],
+                                               "fide_reached": ["yes", "maybe"]})
+    # one boolean vocabulary everywhere: yes/no are booleans here too
+    r = elo.rate(g, EloConfig.fide(), initial={"player": ["a", "b"], "rating": [1500.0, 1.0],
                                                "fide_reached": ["yes", "no"]})
+    assert r.fide_reached.tolist() == [True, False]
     r = elo.rate(g, EloConfig.fide(), initial={"player": ["a", "b"], "rating": [1500.0, 1.0],
                                                "fide_reached": [1, 0]})
     assert r.fide_reached.tolist() == [True, False]

@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 import fastrate
 from fastrate import Games, read_games, write_table
 from fastrate._validate import arrow_to_numpy, numpy_to_arrow
+from fastrate.datasets import load_example
 from fastrate.errors import InputError
 from fastrate.io import tables
-from fastrate.io.tables import games_from_table, load_example, read_ratings, read_table
+from fastrate.io.tables import games_from_table, read_ratings, read_table
 
 # ----------------------------------------------------------------------------------
 # writing test files in every format

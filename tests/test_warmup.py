@@ -26,7 +26,7 @@ SCRIPT = textwrap.dedent("""
                         out[name + "." + attr] = len(value.signatures)
         return out
 
-    warm.run()
+    warm.warmup()
     before = signatures()
     import fastrate
     from fastrate.bridge import bridge_elo

@@ -42,12 +42,12 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import (
     NO_SOURCE,
     Source,
-    _fmt,
-    _is_arrow_array,
     arrow_to_numpy,
     as_1d,
     as_float64,
     fail_at,
+    format_value,
+    is_arrow_array,
     require,
 )
 from fastrate.data import PlayerIndex, bucket_periods, parse_time
@@ -272,7 +272,7 @@ def _int_numpy(values: Any) -> np.ndarray | None:
     """An integer column (NumPy, or Arrow without nulls) as a NumPy array, else None."""
     import pyarrow as pa
 
-    if _is_arrow_array(values):
+    if is_arrow_array(values):
         if values.null_count or not pa.types.is_integer(values.type):
             return None
         return arrow_to_numpy(values)
@@ -323,7 +323,7 @@ def _int_chunks(values: Any) -> _Chunks | None:
     """An integer column without missing values as :class:`_Chunks`, else None."""
     import pyarrow as pa
 
-    if _is_arrow_array(values):
+    if is_arrow_array(values):
         if values.null_count or not pa.types.is_integer(values.type) or not len(values):
             return None
         chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
@@ -344,7 +344,7 @@ def _time_chunks(values: Any) -> tuple[_Chunks, int] | None:
     in place -- or None (then :func:`parse_time` handles it, and its errors)."""
     import pyarrow as pa
 
-    if _is_arrow_array(values):
+    if is_arrow_array(values):
         if values.null_count or not pa.types.is_timestamp(values.type):
             return None
         chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
@@ -372,7 +372,7 @@ def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.nda
     import pyarrow.compute as pc
 
     v = _int_numpy(values)
-    if v is None and not _is_arrow_array(values):
+    if v is None and not is_arrow_array(values):
         v = as_1d(values, column)
     if v is not None and v.dtype.kind in "iu":
         rng = _direct_range(v, v.shape[0])
@@ -382,7 +382,7 @@ def _codes(values: Any, column: str, source: Source) -> tuple[np.ndarray, np.nda
             first = np.empty(min(rng[1], v.shape[0]), dtype=np.int64)
             g = _first_seen_kernel(v, np.int64(rng[0]), rng[1], codes, first)
             return codes, v[first[:g]]
-    arr = values if _is_arrow_array(values) else None
+    arr = values if is_arrow_array(values) else None
     if arr is None:
         arr = pa.array(v, from_pandas=True) if v.dtype.kind == "O" else pa.array(v)
     if arr.null_count:
@@ -667,7 +667,7 @@ class Boards:
         ``anonymous=True`` allows rows without players and pair labels (scoring only).
         """
         src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
-        b = board if _is_arrow_array(board) else as_1d(board, "board")
+        b = board if is_arrow_array(board) else as_1d(board, "board")
         n = len(b)
         if n == 0:
             raise InputError(f"no results: {src.name or 'the input'} has no rows" + (
@@ -676,7 +676,7 @@ class Boards:
         def col(x: Any, name: str) -> Any:
             if x is None:
                 return None
-            a = x if _is_arrow_array(x) or isinstance(x, (list, tuple)) else as_1d(x, name)
+            a = x if is_arrow_array(x) or isinstance(x, (list, tuple)) else as_1d(x, name)
             if len(a) != n:
                 raise InputError(f"column '{src.column(name)}' must have one value per "
                                  f"result ({n}); got {len(a)}")
@@ -825,9 +825,9 @@ class Boards:
                 # earliest result, bucketed once per board below
                 length = period
             else:
-                from fastrate.data import _period_labels
+                from fastrate.data.periods import period_labels
 
-                pr, _ = _period_labels(col(period, "period"), src)
+                pr, _ = period_labels(col(period, "period"), src)
         counts = np.diff(offsets)
         starts = offsets[:-1]  # every group has a row
         sort_keys = [first_row]
@@ -907,15 +907,15 @@ class Boards:
             b_i = int(np.searchsorted(offsets, r, side="right") - 1)
             what = "player" if width == 4 else "pair"
             name = (index if width == 4 else pairs)[p]  # type: ignore[index]
-            label = _fmt(board_number[b_i])
+            label = format_value(board_number[b_i])
             if board_event is not None:
-                label = f"{label} of event {_fmt(board_event[b_i])}"
+                label = f"{label} of event {format_value(board_event[b_i])}"
             if r == q:
-                raise InputError(f"{what} {_fmt(name)} sits twice at one table of board "
+                raise InputError(f"{what} {format_value(name)} sits twice at one table of board "
                                  f"{label}, at {src.where(int(order[r]))}; "
                                  + ("the four seats need four different players"
                                     if width == 4 else "ns_pair and ew_pair must differ"))
-            raise InputError(f"{what} {_fmt(name)} plays twice on board {label}: at "
+            raise InputError(f"{what} {format_value(name)} plays twice on board {label}: at "
                              f"{src.where(int(order[q]))} and {src.where(int(order[r]))}; "
                              "each player sits at one table of a board")
         dropped: tuple[tuple[str, int, str], ...] = ()
@@ -969,7 +969,7 @@ class Boards:
     def from_frame(cls, frame: Any, **columns: Any) -> Boards:
         """Build boards from a pandas/polars DataFrame or a pyarrow Table; columns are
         recognised as in :func:`read_boards` (pass ``board="col"`` ... to map them)."""
-        from fastrate.io.tables import to_arrow_table
+        from fastrate._validate import to_arrow_table
 
         return boards_from_table(to_arrow_table(frame), **columns)
 
@@ -1218,9 +1218,9 @@ def boards_from_table(table: Any, *, period: Any = None, source: str | Source | 
     ``ns_pair``/``ew_pair``, ``ns_score`` (or ``contract`` + ``declarer`` [+ ``tricks``]
     [+ ``vulnerable``]), ``time``, ``artificial``. ``period`` is a length (``"3d"``) or
     the name of a period column. Explicit ``board="col"``... mappings override."""
-    from fastrate.io.tables import _source_for
+    from fastrate.io.tables import source_for
 
-    src = _source_for(source) if not isinstance(source, Source) else source
+    src = source_for(source) if not isinstance(source, Source) else source
     where = src.name or "the input"
     names = list(table.column_names)
     lower = {c.lower(): c for c in names}
@@ -1295,7 +1295,7 @@ def read_boards(path: Any, *, format: str | None = None, period: Any = None,
     :func:`boards_from_table` for the column names recognised."""
     from pathlib import Path
 
-    from fastrate.io.tables import _source_for, read_table
+    from fastrate.io.tables import read_table, source_for
 
     p = Path(path)
     if not p.exists():
@@ -1315,4 +1315,4 @@ def read_boards(path: Any, *, format: str | None = None, period: Any = None,
                              "read it with --input-format pbn (format='pbn') or name it .pbn")
     # results as text: '+1' (one overtrick) must not be read as the number 1 (tricks)
     table = read_table(p, fmt, text_columns=_BOARD_COLUMNS["tricks"])
-    return boards_from_table(table, period=period, source=_source_for(p.name, fmt), **columns)
+    return boards_from_table(table, period=period, source=source_for(p.name, fmt), **columns)

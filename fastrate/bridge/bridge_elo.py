@@ -899,9 +899,8 @@ def _previous_partnerships(initial: Any, partnerships: Any) -> dict | None:
         partnerships = partnerships.partnerships
         if partnerships is None:
             return None
-    from fastrate._validate import arrow_to_numpy, as_1d, as_float64, fail_at
+    from fastrate._validate import arrow_to_numpy, as_1d, as_float64, fail_at, to_arrow_table
     from fastrate.data import initial_source
-    from fastrate.io.tables import to_arrow_table
 
     src = initial_source(partnerships, "initial partnerships")
     table = partnerships if isinstance(partnerships, dict) else None

@@ -72,8 +72,9 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
       fastrate backgammon rate club.csv --no-experience --k 1 -o ratings.csv
       fastrate backgammon rate matches.csv --evaluate --period month --burn-in 3
     """
+    from fastrate.data.game_table import pick_column
     from fastrate.errors import InputError
-    from fastrate.io.tables import _pick, games_from_table, read_table, write_table
+    from fastrate.io.tables import games_from_table, read_table, write_table
     from fastrate.stats.backgammon import FibsConfig, rate
 
     if burn_in and not do_evaluate:
@@ -82,7 +83,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     name = click.format_filename(file).rsplit("/", 1)[-1]
     if table.num_rows == 0:
         raise InputError(f"no matches: {name} has no rows")
-    lcol = _pick(table.column_names, length_col, "match lengths", name)
+    lcol = pick_column(table.column_names, length_col, "match lengths", name)
     games = games_from_table(table, winner=winner, loser=loser, time=time_col,
                              period=period, source=name)
     config = FibsConfig(initial_rating=initial_rating, use_experience=not no_experience, k=k)
@@ -153,7 +154,8 @@ def estimate_command(epm, epc, length, file, offset, confidence, input_format) -
         if any(v is not None for v in single):
             raise InputError("give either --file or --epm/--epc/--length, not both")
         from fastrate._validate import Source, as_float64
-        from fastrate.io.tables import _pick, read_table
+        from fastrate.data.game_table import pick_column
+        from fastrate.io.tables import read_table
 
         table = read_table(file, input_format)
         name = click.format_filename(file).rsplit("/", 1)[-1]
@@ -162,7 +164,7 @@ def estimate_command(epm, epc, length, file, offset, confidence, input_format) -
         src = Source(name, first_line=2 if name.lower().endswith((".csv", ".csv.gz")) else 0)
         cols = {}
         for col in ("epm", "epc", "length"):
-            arr = table.column(_pick(table.column_names, col, col, name))
+            arr = table.column(pick_column(table.column_names, col, col, name))
             cols[col] = as_float64(arr.to_numpy(zero_copy_only=False), col, src)
         m, c, n = cols["epm"], cols["epc"], cols["length"]
         for col, values in cols.items():

@@ -33,16 +33,16 @@ def _default_period(path: str, input_format: str | None) -> str | None:
 
     from fastrate.bridge.boards import _BOARD_COLUMNS
     from fastrate.errors import InputError
-    from fastrate.io.tables import _column_names, _format_of
+    from fastrate.io.tables import column_names, format_of
 
     p = Path(path)
     try:
-        fmt = _format_of(p, input_format)
+        fmt = format_of(p, input_format)
     except InputError:  # PBN or an unknown name: read_boards decides
         return "auto"
     if fmt not in ("csv", "parquet") or not p.exists():
         return "auto"
-    names = _column_names(p, fmt)
+    names = column_names(p, fmt)
     if names is None:
         return "auto"
     lower = {c.lower() for c in names}
@@ -71,7 +71,7 @@ def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, t
     from pathlib import Path
 
     from fastrate.errors import InputError
-    from fastrate.io.tables import _format_of
+    from fastrate.io.tables import format_of
 
     out: dict[str, tuple] = {}
     seen: dict[str, str] = {}
@@ -89,7 +89,7 @@ def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, t
             raise InputError(f"cannot write {path} ({option}): folder {folder} does not exist")
         if target.is_dir():
             raise InputError(f"cannot write {path} ({option}): it is a folder")
-        out[option] = (path, _format_of(path, fmt if option == "-o/--output" else None))
+        out[option] = (path, format_of(path, fmt if option == "-o/--output" else None))
     return out
 
 

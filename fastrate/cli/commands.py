@@ -43,8 +43,9 @@ class _Progress:
 
 
 def _load_games(file: str | None, example: str | None, fmt: str | None, columns: dict):
+    from fastrate.datasets import load_example
     from fastrate.errors import InputError
-    from fastrate.io.tables import load_example, read_games
+    from fastrate.io.tables import read_games
 
     if example is not None:
         if file is not None:
@@ -246,7 +247,7 @@ def warmup_command(verbose: bool) -> None:
     """Compile every kernel into Numba's on-disk cache (run once after installing)."""
     import time
 
-    from fastrate._numba import warmup
+    from fastrate._warmup import warmup
 
     t0 = time.perf_counter()
     done = warmup(verbose=verbose)

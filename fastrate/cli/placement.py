@@ -60,14 +60,14 @@ def _source(file: str, table, cols: dict[str, str], fmt: str | None = None):
     import dataclasses
 
     from fastrate.errors import InputError
-    from fastrate.io.tables import _source_for
+    from fastrate.io.tables import source_for
 
     if table.num_rows == 0:
         raise InputError(f"no rows: {file} has no data rows (columns: "
                          f"{', '.join(table.column_names)})")
     from pathlib import Path
 
-    return dataclasses.replace(_source_for(Path(file).name, fmt), columns=tuple(cols.items()))
+    return dataclasses.replace(source_for(Path(file).name, fmt), columns=tuple(cols.items()))
 
 
 def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,

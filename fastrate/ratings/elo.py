@@ -403,7 +403,7 @@ def _resolve_resets(resets: Any, games: Games) -> tuple[np.ndarray, np.ndarray, 
     A reset applies before the player's first game at or after that period/time; one
     with no such game is ignored.
     """
-    from fastrate.io.tables import to_arrow_table
+    from fastrate._validate import to_arrow_table
 
     table = to_arrow_table(resets)
     cols = table.column_names

@@ -43,7 +43,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
-from fastrate.data import Games, PlayerState, Ratings
+from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     BLOCK,
@@ -60,7 +60,6 @@ from fastrate.ratings._common import (
     add_games_played,
     game_terms,
     last_as_float,
-    period_starts,
     prefetch_row,
     records,
     select,

@@ -51,7 +51,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
-from fastrate.data import Games, PlayerState, Ratings
+from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.errors import ConvergenceWarning, InputError
 from fastrate.ratings._common import (
     BLOCK,
@@ -69,7 +69,6 @@ from fastrate.ratings._common import (
     game_terms,
     last_as_float,
     log,
-    period_starts,
     prefetch_row,
     records,
     select,

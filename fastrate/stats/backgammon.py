@@ -283,7 +283,7 @@ def _initial_experience(initial: Any, players: Any) -> np.ndarray | None:
     elif isinstance(initial, Ratings) or isinstance(initial, dict) and "player" not in initial:
         return None
     else:
-        from fastrate.io.tables import to_arrow_table
+        from fastrate._validate import to_arrow_table
 
         table = to_arrow_table(initial)
         if "experience" not in table.column_names:

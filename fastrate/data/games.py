@@ -1,0 +1,261 @@
+"""Two-player games as struct-of-arrays: :class:`Games`."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fastrate._validate import (
+    NO_SOURCE,
+    Source,
+    as_1d,
+    as_bool,
+    as_float64,
+    check_length,
+    check_range,
+    fail_at,
+    format_value,
+    is_arrow_array,
+    require,
+    to_arrow_table,
+)
+from fastrate.data.game_table import game_columns
+from fastrate.data.periods import bucket_periods, parse_time, period_labels
+from fastrate.data.players import PlayerIndex
+from fastrate.errors import InputError, InputTypeError
+
+__all__ = ["Games", "games_from_box"]
+
+
+@dataclass(frozen=True, eq=False)
+class Games:
+    """Two-player games in chronological order, as struct-of-arrays.
+
+    Attributes
+    ----------
+    white, black : int64 arrays
+        Ids (into :attr:`players`) of the first and second player of each game. The
+        first player is the one any advantage (home side, white, first move) goes to.
+    score : float64 array
+        The first player's result: 1 win, 0.5 draw, 0 loss, or a fraction in [0, 1].
+    players : PlayerIndex
+        Names of the player ids.
+    time : datetime64[ns] or float64 array, optional
+    period : int64 array, optional
+        Absolute rating-period number of each game, nondecreasing.
+    weight : float64 array, optional
+        Multiplies each game's K (Elo) -- e.g. a match-type K for World Football Elo.
+    margin : float64 array, optional
+        Point difference of the game (first minus second); margin-of-victory options
+        use its absolute value.
+    neutral : bool array, optional
+        True where no advantage applies (neutral venue).
+    order : int64 array, optional
+        Input row of each stored game when the input had to be sorted by time;
+        ``None`` when the input was already in order.
+    """
+
+    white: np.ndarray
+    black: np.ndarray
+    score: np.ndarray
+    players: PlayerIndex
+    time: np.ndarray | None = None
+    period: np.ndarray | None = None
+    period_labels: np.ndarray | None = None
+    weight: np.ndarray | None = None
+    margin: np.ndarray | None = None
+    neutral: np.ndarray | None = None
+    order: np.ndarray | None = None
+    source: Source = field(default=NO_SOURCE, repr=False)
+    #: rows left out while reading: (reason, count, first row) triples
+    dropped: tuple[tuple[str, int, str], ...] = ()
+
+    # -- construction -------------------------------------------------------------
+
+    @classmethod
+    def from_arrays(cls, white: Any, black: Any, score: Any, *, time: Any = None,
+                    period: Any = None, weight: Any = None, margin: Any = None,
+                    neutral: Any = None, players: Sequence[Any] | PlayerIndex | None = None,
+                    sort: bool = True, source: Source | str | None = None) -> Games:
+        """Build games from arrays (NumPy, lists, pandas/polars series, Arrow arrays).
+
+        ``white``/``black`` are player names (any hashable values, interned here), or
+        integer ids into ``players`` when ``players`` is given. ``period`` is either an
+        array of period labels (e.g. a season column) or a spec applied to ``time``
+        (``"3d"``, ``"1w"``, ``"month"``, a number for numeric times). Games whose times
+        are out of order are stably sorted by time (``sort=True``, the default; the
+        results still come back in input order) or refused (``sort=False``).
+        """
+        src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
+        # Arrow columns and lists go to the interner as they are (no round trip through
+        # Python objects; a NaN in a list of names stays a missing name, not 'nan')
+        w = white if is_arrow_array(white) or isinstance(white, (list, tuple)) else as_1d(white,
+                                                                                     "white")
+        b = black if is_arrow_array(black) or isinstance(black, (list, tuple)) else as_1d(black,
+                                                                                     "black")
+        n = len(w)
+        if n == 0:
+            raise InputError("no games: the input has no rows")
+        if len(b) != n:
+            raise InputError(f"column 'black' must have one value per game ({n}); got {len(b)}")
+        if players is not None:
+            index = players if isinstance(players, PlayerIndex) else PlayerIndex(players)
+            wi = _ids(as_1d(w, "white"), "white", len(index), src)
+            bi = _ids(as_1d(b, "black"), "black", len(index), src)
+        else:
+            index, (wi, bi) = PlayerIndex.intern(w, b, names=("white", "black"), source=src)
+        del white, black, w, b  # the names (e.g. Arrow columns) are not needed any more
+        same = wi == bi
+        if same.any():
+            i = int(np.argmax(same))
+            raise InputError(f"a player cannot play himself: {format_value(index[wi[i]])} is both "
+                             f"players at {src.where(i)}; drop those rows "
+                             "(read_games(..., drop_self_play=True) or --drop-self-play)")
+        s = as_float64(score, "score", src)
+        check_length(s, "score", n)
+        check_range(s, "score", 0.0, 1.0, src)
+        wt = mg = nt = tm = pr = labels = None
+        if weight is not None:
+            wt = as_float64(weight, "weight", src)
+            check_length(wt, "weight", n)
+            check_range(wt, "weight", 0.0, math.inf, src, lo_open=True, hi_open=True)
+        if margin is not None:
+            mg = as_float64(margin, "margin", src)
+            check_length(mg, "margin", n)
+        if neutral is not None:
+            nt = as_bool(neutral, "neutral", src)
+            check_length(nt, "neutral", n)
+        if time is not None:
+            tm = parse_time(time, "time", src)
+            check_length(tm, "time", n)
+        if period is not None:
+            if isinstance(period, (str, int, float)) and not isinstance(period, bool):
+                if tm is None:
+                    raise InputError(f"period {period!r} is a length, which needs a time "
+                                     "column; give time=..., or period labels per game")
+                pr = bucket_periods(tm, period)
+            else:
+                pr, labels = period_labels(period, src)
+                check_length(pr, "period", n)
+        order = None
+        key = tm if tm is not None else pr
+        if key is not None:
+            keyv = key.view(np.int64) if key.dtype.kind == "M" else key
+            back = keyv[1:] < keyv[:-1]
+            if back.any():
+                if not sort:
+                    i = int(np.argmax(back)) + 1
+                    col = "time" if tm is not None else "period"
+                    raise fail_at(col, "must be nondecreasing (games in chronological order)",
+                                  key, i, src, "sort the input or pass sort=True")
+                order = np.argsort(keyv, kind="stable").astype(np.int64)
+            if tm is not None and pr is not None:
+                pk = pr if order is None else pr[order]
+                pback = pk[1:] < pk[:-1]
+                if pback.any():
+                    i = int(np.argmax(pback)) + 1
+                    row = i if order is None else int(order[i])
+                    raise fail_at("period", "must not decrease while time increases", pr, row,
+                                  src)
+
+        def take(a):
+            return a if (a is None or order is None) else require(a[order], a.dtype)
+
+        # one column at a time, so that each unsorted column can go before the next copy
+        wi = take(wi)
+        bi = take(bi)
+        s = take(s)
+        tm = take(tm)
+        pr = take(pr)
+        wt = take(wt)
+        mg = take(mg)
+        nt = take(nt)
+        return cls(white=wi, black=bi, score=s, players=index, time=tm, period=pr,
+                   period_labels=labels, weight=wt, margin=mg, neutral=nt, order=order,
+                   source=src)
+
+    @classmethod
+    def from_frame(cls, frame: Any, **columns: Any) -> Games:
+        """Build games from a pandas/polars DataFrame or a pyarrow Table.
+
+        Column names are recognised as in :func:`fastrate.read_games` (``white``/``black``/
+        ``score``, ``winner``/``loser``, ``home_team``/``away_team`` with scores, ...);
+        pass ``white="col"``, ``score="col"`` ... to map them explicitly.
+        """
+        return games_from_box([to_arrow_table(frame)], **columns)
+
+    # -- properties ---------------------------------------------------------------
+
+    @property
+    def n_games(self) -> int:
+        return int(self.white.shape[0])
+
+    @property
+    def n_players(self) -> int:
+        return len(self.players)
+
+    def __len__(self) -> int:
+        return self.n_games
+
+    def __repr__(self) -> str:
+        extras = [k for k in ("time", "period", "weight", "margin", "neutral")
+                  if getattr(self, k) is not None]
+        return (f"Games({self.n_games} games, {self.n_players} players"
+                + (f", with {', '.join(extras)}" if extras else "") + ")")
+
+    def to_input_order(self, values: np.ndarray) -> np.ndarray:
+        """Put per-game values (in stored, chronological order) back in input row order."""
+        if self.order is None:
+            return values
+        out = np.empty_like(values)
+        out[self.order] = values
+        return out
+
+    def period_or_zero(self) -> np.ndarray:
+        """Period numbers, or all zeros (a single period) when the games have none."""
+        if self.period is not None:
+            return self.period
+        return np.zeros(self.n_games, dtype=np.int64)
+
+    def with_players(self, index: PlayerIndex, mapping: np.ndarray) -> Games:
+        """The same games re-expressed in a larger player index (``mapping[old] = new``)."""
+        return dataclasses.replace(self, white=require(mapping[self.white], np.int64),
+                                   black=require(mapping[self.black], np.int64), players=index)
+
+
+def _ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarray:
+    if x.dtype.kind not in "iu":
+        raise InputTypeError(f"column '{column}' must hold integer player ids when players= is "
+                             f"given; got dtype {x.dtype}")
+    ids = require(x, np.int64)
+    bad = (ids < 0) | (ids >= n_players)
+    if bad.any():
+        raise fail_at(column, f"must be a player id in [0, {n_players})", ids,
+                      int(np.argmax(bad)), source)
+    return ids
+
+
+def games_from_box(box: list, *, white: str | None = None, black: str | None = None,
+                   score: str | None = None, winner: str | None = None,
+                   loser: str | None = None, first_points: str | None = None,
+                   second_points: str | None = None, time: str | None = None,
+                   time_format: str | None = None, period: Any = None,
+                   weight: str | None = None, margin: str | None = None,
+                   neutral: str | None = None, sort: bool = True,
+                   drop_self_play: bool = False, source: Source | str | None = None) -> Games:
+    """:class:`Games` from the Arrow table in the one-element list ``box``, which it
+    empties (so that the table's columns are freed as soon as they are converted);
+    column options as in :func:`fastrate.io.tables.games_from_table`."""
+    columns, dropped = game_columns(
+        box, white=white, black=black, score=score, winner=winner, loser=loser,
+        first_points=first_points, second_points=second_points, time=time,
+        time_format=time_format, period=period, weight=weight, margin=margin,
+        neutral=neutral, sort=sort, drop_self_play=drop_self_play, source=source)
+    games = Games.from_arrays(columns.pop("white"), columns.pop("black"), columns.pop("score"),
+                              **columns)
+    return dataclasses.replace(games, dropped=dropped) if dropped else games
