@@ -33,7 +33,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,12 @@ import numpy as np
 from fastrate import metrics as _metrics
 from fastrate._validate import as_float64, check_range
 from fastrate.data import Games, Ratings, period_starts
+from fastrate.data.evaluation import (
+    Evaluation,
+    burn_in_mask,
+    check_bins,
+    unique_labels,
+)
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = ["SYSTEMS", "SystemSpec", "parse_system", "presets", "burn_in_mask", "evaluate",
@@ -356,36 +362,6 @@ def parse_system(spec: str) -> tuple[str, types.ModuleType, Any]:
 # burn-in and scoring
 
 
-def burn_in_mask(games: Games, burn_in_periods: int) -> np.ndarray:
-    """Boolean mask over ``games`` (stored, chronological order): False for the games of
-    the first ``burn_in_periods`` distinct rating periods that hold games, True after.
-
-    Periods are counted over the periods that have games (gaps do not count). A
-    burn-in of 0 scores every game; one of at least the number of periods scores none.
-    """
-    if not isinstance(games, Games):
-        raise InputTypeError(f"burn_in_mask() needs a fastrate.Games; got "
-                             f"{type(games).__name__}")
-    k = _check_burn_in(burn_in_periods)
-    mask = np.ones(games.n_games, dtype=np.bool_)
-    if k == 0:
-        return mask
-    if games.period is None:
-        raise InputError(f"a burn-in of {k} period(s) needs games with rating periods: give "
-                         "them a period (e.g. period='1w' with a time column, or a season "
-                         "column; --period on the command line)")
-    starts = period_starts(games.period)
-    n_periods = starts.shape[0] - 1
-    mask[:starts[min(k, n_periods)]] = False
-    return mask
-
-
-def _check_burn_in(burn_in: Any) -> int:
-    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
-        raise ConfigError(f"burn_in must be a whole number of periods >= 0; got {burn_in!r}")
-    return int(burn_in)
-
-
 def _stored(games: Games, predictions: Any, label: str) -> np.ndarray:
     """Predictions in input order -> checked float64 in stored (chronological) order."""
     p = as_float64(predictions, f"predictions of {label}")
@@ -403,143 +379,11 @@ def _score(games: Games, pred_stored: np.ndarray, mask: np.ndarray, draws: str, 
     return row, table
 
 
-#: the label of the always-50% baseline that toolkits put first in their tables
-NULL_LABEL = "null (50%)"
-
-
-def check_bins(bins: Any) -> int:
-    """The number of calibration bins, validated (an integer >= 1)."""
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
-    return int(bins)
-
-
-def score_rows(preds: Sequence[tuple[str, np.ndarray, np.ndarray]], draws: str, bins: int
-               ) -> tuple[list[dict[str, Any]], dict[str, dict[str, np.ndarray]]]:
-    """The rows and calibration tables of an :class:`Evaluation` from ``(label,
-    predictions, outcomes)`` triples already restricted to the scored rows."""
-    rows, tables = [], {}
-    for label, p, y in preds:
-        rows.append({"system": label, **_metrics.summary(p, y, draws=draws)})
-        tables[label] = _metrics.calibration(p, y, bins=bins)
-    return rows, tables
-
-
-# ----------------------------------------------------------------------------------
-# results
-
-
-_COLUMNS = ("system", "n", *_metrics.METRICS)
-
-
-@dataclass
-class Evaluation:
-    """The comparison table of :func:`evaluate`.
-
-    ``rows``: one dict per system (``system``, ``n``, ``log_loss``, ``deviance``,
-    ``brier``, ``rmse``, ``accuracy``), in the order given; ``calibration``: label ->
-    calibration table (see :func:`fastrate.metrics.calibration`); ``ratings``: label ->
-    the :class:`fastrate.Ratings` of each run (absent for :func:`evaluate_predictions`).
-    """
-
-    rows: list[dict[str, Any]]
-    calibration: dict[str, dict[str, np.ndarray]]
-    n_games: int
-    burn_in: int = 0
-    draws: str = "exclude"
-    ratings: dict[str, Ratings] = field(default_factory=dict, repr=False)
-
-    @property
-    def labels(self) -> list[str]:
-        return [r["system"] for r in self.rows]
-
-    @property
-    def n_scored(self) -> int:
-        return int(self.rows[0]["n"]) if self.rows else 0
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, label: str) -> dict[str, Any]:
-        """The row of the system labelled ``label``."""
-        for r in self.rows:
-            if r["system"] == label:
-                return r
-        raise KeyError(f"no system {label!r} in this evaluation; systems: "
-                       f"{', '.join(self.labels)}")
-
-    def column(self, metric: str) -> np.ndarray:
-        """One metric for every system, as an array in row order."""
-        if metric not in _COLUMNS:
-            raise KeyError(f"unknown column {metric!r}; columns: {', '.join(_COLUMNS)}")
-        return np.array([r[metric] for r in self.rows])
-
-    def best(self, metric: str = "log_loss") -> str:
-        """The label of the best system by ``metric`` (highest accuracy, else lowest)."""
-        values = self.column(metric).astype(np.float64)
-        if np.isnan(values).all():
-            raise ValueError(f"no system has a {metric} value")
-        i = int(np.nanargmax(values) if metric == "accuracy" else np.nanargmin(values))
-        return self.rows[i]["system"]
-
-    def columns(self) -> dict[str, list[Any]]:
-        return {c: [r[c] for r in self.rows] for c in _COLUMNS}
-
-    def to_arrow(self):
-        """The table as a ``pyarrow.Table``: ``system, n, log_loss, deviance, brier,
-        rmse, accuracy``."""
-        import pyarrow as pa
-
-        cols = self.columns()
-        return pa.table({"system": pa.array(cols["system"], pa.string()),
-                         "n": pa.array(cols["n"], pa.int64()),
-                         **{m: pa.array(cols[m], pa.float64()) for m in _metrics.METRICS}})
-
-    def to_frame(self):
-        """The table as a pandas DataFrame (needs pandas)."""
-        return self.to_arrow().to_pandas()
-
-    def __str__(self) -> str:
-        heads = list(_COLUMNS)
-        body = [[r["system"], f"{r['n']:,}", *(_fmt(r[m]) for m in _metrics.METRICS)]
-                for r in self.rows]
-        widths = [max(len(h), *(len(row[j]) for row in body)) if body else len(h)
-                  for j, h in enumerate(heads)]
-
-        def line(cells: Sequence[str]) -> str:
-            return "  ".join(c.ljust(w) if j == 0 else c.rjust(w)
-                             for j, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-        draws = "draws excluded" if self.draws == "exclude" else "a draw counts half"
-        burn = f", first {self.burn_in} period(s) left out as burn-in" if self.burn_in else ""
-        title = (f"walk-forward evaluation: {self.n_scored:,} of {self.n_games:,} games "
-                 f"scored{burn}; accuracy: {draws}")
-        return "\n".join([title, line(heads), line(["-" * w for w in widths]),
-                          *(line(b) for b in body)])
-
-    def __repr__(self) -> str:
-        return (f"Evaluation({len(self.rows)} systems, {self.n_scored} of {self.n_games} "
-                f"games scored)")
-
-
-def _fmt(x: float) -> str:
-    return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
-
-
-def _unique_labels(labels: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for lab in labels:
-        seen[lab] = seen.get(lab, 0) + 1
-        out.append(lab if seen[lab] == 1 else f"{lab} #{seen[lab]}")
-    return out
-
-
 def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
     if not isinstance(games, Games):
         raise InputTypeError(f"evaluation needs a fastrate.Games; got {type(games).__name__} "
                              "(build one with Games.from_arrays or read_games)")
-    _metrics._check_draws(draws)
+    _metrics.check_draws(draws)
     check_bins(bins)
     mask = burn_in_mask(games, burn_in)
     if not mask.any():
@@ -573,7 +417,7 @@ def evaluate(games: Games, systems: Sequence[Any] | str, burn_in: int = 0,
     if not specs:
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
     mask = _prepare(games, burn_in, draws, bins)
-    labels = _unique_labels([s.label for s in specs])
+    labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}
     for spec, label in zip(specs, labels):
         r = spec.rate(games, initial=initial)

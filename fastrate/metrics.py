@@ -30,7 +30,7 @@ from fastrate._validate import as_1d, as_float64, check_range, fail_at
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
-           "calibration", "summary", "METRICS"]
+           "calibration", "summary", "METRICS", "check_draws"]
 
 #: predictions are clipped to ``[EPS, 1 - EPS]`` before taking logarithms
 EPS = 1e-15
@@ -92,7 +92,7 @@ def _mean(x: np.ndarray, w: np.ndarray | None) -> float:
     return float(np.dot(w, x) / total)
 
 
-def _check_draws(draws: str) -> str:
+def check_draws(draws: str) -> str:
     if draws not in DRAWS:
         raise ConfigError(f"draws must be one of 'exclude', 'half'; got {draws!r}")
     return draws
@@ -164,7 +164,7 @@ def accuracy(p: Any, y: Any, weights: Any = None, mask: Any = None,
     >>> accuracy([0.8, 0.3, 0.6], [1, 1, 0.5], draws="half")
     0.5
     """
-    _check_draws(draws)
+    check_draws(draws)
     pa, ya, wa = _prepare(p, y, weights, mask)
     if draws == "exclude":
         decisive = ya != 0.5
@@ -230,7 +230,7 @@ def summary(p: Any, y: Any, weights: Any = None, mask: Any = None,
             draws: str = "exclude") -> dict[str, float | int]:
     """Every scalar metric at once: ``n`` (games scored), ``log_loss``, ``deviance``,
     ``brier``, ``rmse`` and ``accuracy`` (with the given draw convention)."""
-    _check_draws(draws)
+    check_draws(draws)
     pa, ya, wa = _prepare(p, y, weights, mask)
     ll = _mean(_log_terms(pa, ya), wa)
     br = _mean((pa - ya) ** 2, wa)

@@ -69,8 +69,8 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number, require
 from fastrate.data import PlayerIndex, Ratings
+from fastrate.data.evaluation import NULL_LABEL, Evaluation, check_bins, score_rows
 from fastrate.errors import ConfigError, InputError, InputTypeError
-from fastrate.evaluate import NULL_LABEL, Evaluation, check_bins, score_rows
 from fastrate.ratings._common import LN10, exp, records, select
 from fastrate.ratings._common import expected_score as _expected_score
 from fastrate.ratings.elo import _k_factor, _rating_lead
@@ -1090,7 +1090,7 @@ def evaluate_ratings(boards: Any, runs: Mapping[str, BridgeRatings] | Sequence[A
     :class:`fastrate.evaluate.Evaluation` (log loss, deviance, Brier, RMSE, accuracy)."""
     from fastrate import metrics
 
-    metrics._check_draws(draws)
+    metrics.check_draws(draws)
     check_bins(bins)
     items = list(runs.items()) if isinstance(runs, Mapping) else [
         (r.config.label(), r) for r in runs]

@@ -400,18 +400,18 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
     Returns a :class:`fastrate.evaluate.Evaluation` whose ``ratings`` holds each run.
     """
     from fastrate import metrics
-    from fastrate.evaluate import (
+    from fastrate.data.evaluation import (
         NULL_LABEL,
         Evaluation,
-        _unique_labels,
         burn_in_mask,
         check_bins,
         score_rows,
+        unique_labels,
     )
 
     if not isinstance(games, Games):
         raise InputError(f"evaluate() needs a fastrate.Games; got {type(games).__name__}")
-    metrics._check_draws(draws)
+    metrics.check_draws(draws)
     check_bins(bins)
     items = _fibs_configs(configs)
     mask = burn_in_mask(games, burn_in)
@@ -421,7 +421,7 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
         raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score"
                          f"{spans}; use a smaller burn_in (--burn-in)")
     runs = {}
-    labels = _unique_labels([label for label, _ in items])
+    labels = unique_labels([label for label, _ in items])
     for label, (_, cfg) in zip(labels, items):
         runs[label] = rate(games, cfg, initial=initial, length=length)
     y_first = games.score[mask]
