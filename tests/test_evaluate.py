@@ -14,8 +14,8 @@ from reference import metrics as ref
 from fastrate import metrics
 from fastrate.data import Games
 from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate import systems
 from fastrate.evaluate import (
-    SYSTEMS,
     Evaluation,
     SystemSpec,
     burn_in_mask,
@@ -179,7 +179,8 @@ def test_bad_system_objects(monkeypatch):
         SystemSpec.of(("elo", 3))
     with pytest.raises(InputTypeError, match=r"a system must be a spec string"):
         SystemSpec.of(3.5)
-    monkeypatch.setitem(SYSTEMS, "fake", ("fastrate.ratings.no_such_module", "FakeConfig"))
+    monkeypatch.setitem(systems.REGISTRY, "fake", systems.RatingSystem(
+        "fake", "fastrate.ratings.no_such_module", "FakeConfig", "a missing module"))
     with pytest.raises(ConfigError, match=r"rating system 'fake' is not available"):
         SystemSpec.parse("fake")
 

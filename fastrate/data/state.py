@@ -4,8 +4,8 @@ state (``initial=``) on the defaults."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,126 @@ from fastrate.data.players import PlayerIndex
 from fastrate.data.results import NO_PERIOD, Ratings
 from fastrate.errors import InputError
 
-__all__ = ["PlayerState", "NO_PERIOD", "SOURCE_KEY", "FIRST_LINE_KEY", "initial_source"]
+__all__ = ["PlayerState", "StateColumn", "merge_state", "STANDARD_COLUMNS", "NO_PERIOD",
+           "SOURCE_KEY", "FIRST_LINE_KEY", "initial_source"]
+
+
+@dataclass(frozen=True)
+class StateColumn:
+    """One per-player state column that a rating system declares: what a continued run
+    needs to equal a full recompute (see :data:`fastrate.systems.REGISTRY`).
+
+    ``dtype`` is ``"float64"``, ``"int64"`` or ``"bool"``. ``default`` is the value of a
+    player without saved state (``None``: the system supplies it, as the initial rating
+    from its config). A missing cell (NaN, null, blank) in saved state keeps the default.
+    ``minimum`` (if given) is the smallest valid value. An ``optional`` column exists only
+    when the saved state has it (FIDE's "reached 2400" flag).
+    """
+
+    name: str
+    dtype: str
+    default: Any = None
+    doc: str = ""
+    minimum: float | None = None
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        if self.dtype not in ("float64", "int64", "bool"):
+            raise ValueError(f"dtype of state column {self.name!r} must be float64, int64 or "
+                             f"bool; got {self.dtype!r}")
+
+    def full(self, n: int, default: Any = None) -> np.ndarray:
+        """``n`` copies of the default (``default`` overrides a system-supplied one)."""
+        value = self.default if default is None else default
+        if value is None:
+            raise ValueError(f"state column {self.name!r} needs a default value")
+        return np.full(n, value, dtype=np.dtype(self.dtype))
+
+
+#: the state columns of the two-player systems (Elo, Glicko, Glicko-2), table order
+RATING = StateColumn("rating", "float64", doc="the rating")
+RD = StateColumn("rd", "float64", doc="rating deviation")
+VOLATILITY = StateColumn("volatility", "float64", doc="rating volatility (Glicko-2)")
+GAMES_PLAYED = StateColumn("games_played", "int64", 0, "rated games so far", minimum=0)
+LAST_PERIOD = StateColumn("last_period", "int64", NO_PERIOD,
+                          "the last rating period with a game (empty: none yet)")
+FIDE_REACHED = StateColumn("fide_reached", "bool", False,
+                           "FIDE K rule: the rating has reached 2400 (K stays 10)",
+                           optional=True)
+STANDARD_COLUMNS = (RATING, RD, VOLATILITY, GAMES_PLAYED, LAST_PERIOD, FIDE_REACHED)
+
+
+def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColumn],
+                defaults: Mapping[str, Any] | None = None
+                ) -> tuple[PlayerIndex, dict[str, np.ndarray], np.ndarray | None]:
+    """The one way saved state is merged: default state for ``players`` in every column
+    of ``columns``, overlaid with ``initial``.
+
+    ``initial`` may be ``None``, a :class:`Ratings` (e.g. a previous run), a mapping
+    ``name -> rating``, or a table (pyarrow/pandas/polars/dict of columns) with a
+    ``player`` column, a ``rating`` column and any of ``columns``; other columns are
+    ignored. Players known only to ``initial`` are kept, first, so that continuing from
+    a saved state gives the same table as a full recompute. ``defaults`` gives the
+    values of columns whose default the system supplies (the initial rating).
+
+    Returns the merged :class:`PlayerIndex`, the column arrays (name -> array, in the
+    order of ``columns``; an optional column only when ``initial`` has it) and the
+    mapping of ``players``' ids to the merged ids (None when unchanged).
+    """
+    defaults = dict(defaults or {})
+    if initial is None:
+        n = len(players)
+        return players, {c.name: c.full(n, defaults.get(c.name)) for c in columns
+                         if not c.optional}, None
+    src = initial_source(initial)
+    cols = _initial_columns(initial, [c.name for c in columns])
+    init_names = cols.pop("player")
+    init_index = PlayerIndex(init_names)
+    if len(init_index.lookup) != len(init_index):
+        seen: set[Any] = set()
+        names_list = init_index.names.tolist()
+        i = next(j for j, x in enumerate(names_list) if x in seen or seen.add(x))
+        raise InputError(f"initial ratings list player {format_value(names_list[i])} twice (again "
+                         f"at {src.where(i)}); keep one row per player")
+    lookup = init_index.lookup
+    game_names = players.names.tolist()
+    new = [name for name in game_names if name not in lookup]
+    all_names = np.empty(len(init_index) + len(new), dtype=object)
+    all_names[:len(init_index)] = init_index.names
+    all_names[len(init_index):] = new
+    index = PlayerIndex(all_names)
+    mapping = np.array([index.lookup[name] for name in game_names], dtype=np.int64)
+    n, m = len(index), len(init_index)
+    out: dict[str, np.ndarray] = {}
+    for c in columns:
+        if c.optional and c.name not in cols:
+            continue
+        target = c.full(n, defaults.get(c.name))
+        if c.name in cols:
+            target[:m] = _saved_values(c, cols[c.name], target[:m], src)
+        out[c.name] = target
+    return index, out, mapping
+
+
+def _saved_values(c: StateColumn, values: Any, default: np.ndarray, src: Source) -> np.ndarray:
+    """One saved column, checked, with missing cells replaced by ``default``."""
+    if c.dtype == "bool":
+        return as_bool(values, c.name, src, missing=bool(c.default))
+    if c.dtype == "int64":
+        vals = as_1d(values, c.name)
+        if vals.dtype.kind == "f":
+            missing = np.isnan(vals)
+            vals = np.where(missing, default, np.nan_to_num(vals)).astype(np.int64)
+    else:
+        vals = as_float64(values, c.name, src, allow_nan=True)
+        if np.isinf(vals).any():
+            i = int(np.argmax(np.isinf(vals)))
+            raise fail_at(c.name, "must be finite", vals, i, src)
+        vals = np.where(np.isnan(vals), default, vals)
+    if c.minimum is not None and (vals < c.minimum).any():
+        i = int(np.argmax(vals < c.minimum))
+        raise fail_at(c.name, f"must be >= {c.minimum:g}", vals, i, src)
+    return vals
 
 
 @dataclass(eq=False)
@@ -33,6 +152,8 @@ class PlayerState:
     """Per-player state arrays a kernel reads and updates in place.
 
     ``last_period`` is ``NO_PERIOD`` (int64 min) for a player who has not played yet.
+    ``extra`` holds the columns a system declares beyond the standard ones (FIBS's
+    ``experience``).
     """
 
     players: PlayerIndex
@@ -44,77 +165,34 @@ class PlayerState:
     #: Elo's FIDE rule: whether a rating has ever reached the threshold (2400), so K
     #: stays at 10 after a fall below it; None when ``initial`` does not say
     fide_reached: np.ndarray | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
     NO_PERIOD = NO_PERIOD  #: ``last_period`` of a player who has not played yet
 
     @classmethod
     def resolve(cls, games: Games, initial: Any, *, rating: float, rd: float = math.nan,
-                volatility: float = math.nan) -> tuple[PlayerState, Games]:
-        """Default state for every player of ``games``, overlaid with ``initial``.
-
-        ``initial`` may be ``None``, a :class:`Ratings` (e.g. a previous run), a mapping
-        ``name -> rating``, or a table (pyarrow/pandas/polars/dict of columns) with a
-        ``player`` column and any of ``rating``, ``rd``, ``volatility``, ``games_played``,
-        ``last_period``, ``fide_reached``. Players known only to ``initial`` are kept, so
-        continuing from a saved state gives the same table as a full recompute.
-        """
+                volatility: float = math.nan, extra: Sequence[StateColumn] = ()
+                ) -> tuple[PlayerState, Games]:
+        """Default state for every player of ``games``, overlaid with ``initial`` (see
+        :func:`merge_state`), and ``games`` renumbered to the state's player ids."""
         state, mapping = cls.merge(games.players, initial, rating=rating, rd=rd,
-                                   volatility=volatility)
+                                   volatility=volatility, extra=extra)
         return state, (games if mapping is None else games.with_players(state.players, mapping))
 
     @classmethod
     def merge(cls, players: PlayerIndex, initial: Any, *, rating: float, rd: float = math.nan,
-              volatility: float = math.nan) -> tuple[PlayerState, np.ndarray | None]:
+              volatility: float = math.nan, extra: Sequence[StateColumn] = ()
+              ) -> tuple[PlayerState, np.ndarray | None]:
         """Default state for ``players`` overlaid with ``initial`` (as in :meth:`resolve`),
         and the mapping of ``players``' ids to the state's ids (None when unchanged):
         the players of ``initial`` come first, then the new ones."""
-        if initial is None:
-            n = len(players)
-            return cls(players, np.full(n, float(rating)), np.full(n, float(rd)),
-                       np.full(n, float(volatility)), np.zeros(n, np.int64),
-                       np.full(n, NO_PERIOD, np.int64)), None
-        src = initial_source(initial)
-        cols = _initial_columns(initial)
-        init_names = cols.pop("player")
-        init_index = PlayerIndex(init_names)
-        if len(init_index.lookup) != len(init_index):
-            seen: set[Any] = set()
-            names_list = init_index.names.tolist()
-            i = next(j for j, x in enumerate(names_list) if x in seen or seen.add(x))
-            raise InputError(f"initial ratings list player {format_value(names_list[i])} twice (again "
-                             f"at {src.where(i)}); keep one row per player")
-        lookup = init_index.lookup
-        game_names = players.names.tolist()
-        new = [name for name in game_names if name not in lookup]
-        all_names = np.empty(len(init_index) + len(new), dtype=object)
-        all_names[:len(init_index)] = init_index.names
-        all_names[len(init_index):] = new
-        index = PlayerIndex(all_names)
-        mapping = np.array([index.lookup[name] for name in game_names], dtype=np.int64)
-        n = len(index)
-        state = cls(index, np.full(n, float(rating)), np.full(n, float(rd)),
-                    np.full(n, float(volatility)), np.zeros(n, np.int64),
-                    np.full(n, NO_PERIOD, np.int64))
-        m = len(init_index)
-        for name, arr in cols.items():
-            if name == "fide_reached":
-                state.fide_reached = np.zeros(n, dtype=np.bool_)
-                state.fide_reached[:m] = _bool_column(arr, name, src)
-                continue
-            target = getattr(state, name)
-            if name in ("games_played", "last_period"):
-                vals = as_1d(arr, name)
-                if vals.dtype.kind == "f":
-                    missing = np.isnan(vals)
-                    vals = np.where(missing, target[:m], np.nan_to_num(vals)).astype(np.int64)
-                target[:m] = vals
-            else:
-                vals = as_float64(arr, name, src, allow_nan=True)
-                target[:m] = np.where(np.isnan(vals), target[:m], vals)
-                if np.isinf(vals).any():
-                    i = int(np.argmax(np.isinf(vals)))
-                    raise fail_at(name, "must be finite", vals, i, src)
-        return state, mapping
+        index, cols, mapping = merge_state(
+            players, initial, (*STANDARD_COLUMNS, *extra),
+            {"rating": float(rating), "rd": float(rd), "volatility": float(volatility)})
+        std = {c.name for c in STANDARD_COLUMNS}
+        return cls(index, cols["rating"], cols["rd"], cols["volatility"],
+                   cols["games_played"], cols["last_period"], cols.get("fide_reached"),
+                   {k: v for k, v in cols.items() if k not in std}), mapping
 
 
 #: schema metadata key under which :func:`fastrate.read_ratings` records the file name
@@ -135,21 +213,12 @@ def initial_source(initial: Any, default: str = "initial ratings") -> Source:
     return Source(default)
 
 
-def _bool_column(values: Any, name: str, src: Source) -> np.ndarray:
-    """A per-player flag from initial ratings: booleans, 0/1, or true/false words;
-    missing values are False."""
-    return as_bool(values, name, src, missing=False)
-
-
-def _initial_columns(initial: Any) -> dict[str, Any]:
-    keep = ("rating", "rd", "volatility", "games_played", "last_period", "fide_reached")
+def _initial_columns(initial: Any, keep: Sequence[str]) -> dict[str, Any]:
+    """``player`` and the columns of ``keep`` that saved state ``initial`` has."""
     if isinstance(initial, Ratings):
-        out: dict[str, Any] = {"player": initial.players.names, "rating": initial.rating,
-                               "games_played": initial.games_played}
-        for k in ("rd", "volatility", "last_period", "fide_reached"):
-            if getattr(initial, k) is not None:
-                out[k] = getattr(initial, k)
-        return out
+        saved = initial.columns()
+        return {"player": initial.players.names,
+                **{k: v for k, v in saved.items() if k in keep}}
     if isinstance(initial, Mapping) and not (
             "player" in initial and not np.isscalar(initial["player"])):
         names = np.empty(len(initial), dtype=object)

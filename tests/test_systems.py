@@ -1,0 +1,129 @@
+"""The rating-system protocol: every registered system is checked by the same tests
+(config, state columns, continuation, spec strings), so a new system only needs its
+registry entry to be covered."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from fastrate import systems
+from fastrate.data import Games
+from fastrate.errors import ConfigError, InputTypeError
+from fastrate.evaluate import evaluate
+
+ALL = systems.names()
+GAMES = systems.names("games")
+
+
+def test_registry_holds_the_documented_systems():
+    assert ALL[:5] == ["elo", "glicko", "glicko2", "fibs", "bridge_elo"]
+    assert GAMES == ["elo", "glicko", "glicko2", "fibs"]
+    assert systems.names("boards") == ["bridge_elo"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_entry_declares_the_protocol(name):
+    entry = systems.get(name)
+    cls = entry.config_class
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+    assert callable(entry.module.rate) and callable(entry.module.expected_score)
+    assert entry.state_names()[0] == "rating"
+    assert entry.summary and entry.warm_specs
+    for spec in entry.warm_specs:
+        assert systems.SystemSpec.parse(spec).name == name
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_results_carry_exactly_the_declared_state(name):
+    entry = systems.get(name)
+    ratings = entry.rate(systems.tiny_data(entry.data))
+    declared = [c.name for c in entry.state if not c.optional]
+    optional = [c.name for c in entry.state if c.optional]
+    got = [c for c in ratings.columns() if c != "player"]
+    assert [c for c in got if c not in optional] == declared
+    assert ratings.predictions.shape[0] == len(systems.tiny_data(entry.data))
+    assert np.isfinite(ratings.rating).all()
+
+
+def _split(games: Games, at_period: int) -> tuple[Games, Games]:
+    first = games.period < at_period
+    cols = dict(white=games.players.names[games.white], black=games.players.names[games.black],
+                score=games.score, weight=games.weight, period=games.period)
+
+    def part(mask):
+        return Games.from_arrays(**{k: v[mask] for k, v in cols.items()})
+
+    return part(first), part(~first)
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("via_table", [False, True])
+def test_continuation_equals_the_full_run(name, via_table):
+    """Rating the first periods, then the rest from the saved state (the Ratings or its
+    table), gives the full run's state for every declared column."""
+    entry = systems.get(name)
+    rng = np.random.default_rng(7)
+    n, players = 400, 12
+    white = rng.integers(0, players, n)
+    black = (white + rng.integers(1, players, n)) % players
+    games = Games.from_arrays([f"p{i}" for i in white], [f"p{i}" for i in black],
+                              rng.integers(0, 2, n).astype(float), period=np.sort(
+                                  rng.integers(0, 8, n)), weight=rng.integers(1, 6, n)
+                              .astype(float))
+    full = entry.rate(games)
+    first, second = _split(games, 4)
+    saved = entry.rate(first)
+    initial = saved.to_arrow() if via_table else saved
+    cont = entry.rate(second, initial=initial)
+    order = [cont.players.id_of(p) for p in full.players.names]
+    for col, values in full.columns().items():
+        if col == "player":
+            continue
+        np.testing.assert_allclose(cont.columns()[col][order], values, rtol=1e-12, atol=1e-9,
+                                   err_msg=f"{name}: column {col}")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_spec_of_a_config_parses_back(name):
+    entry = systems.get(name)
+    for spec in entry.warm_specs:
+        s = systems.SystemSpec.parse(spec)
+        assert systems.SystemSpec.parse(systems.SystemSpec.of(s.config).spec).config == s.config
+
+
+def test_unknown_and_bad_entries():
+    with pytest.raises(ConfigError, match=r"unknown rating system 'nope'; known systems: elo"):
+        systems.get("nope")
+    with pytest.raises(ConfigError, match=r"registered already"):
+        systems.register(systems.get("elo"))
+    with pytest.raises(InputTypeError, match=r"register\(\) takes a RatingSystem; got str"):
+        systems.register("elo")
+    with pytest.raises(ConfigError, match=r"data of rating system 'x' must be one of"):
+        systems.RatingSystem("x", "m", "C", "s", data="teams")
+    with pytest.raises(ConfigError, match=r"lower-case letters"):
+        systems.RatingSystem("Bad Name", "m", "C", "s")
+
+
+def test_a_new_system_is_one_entry(monkeypatch):
+    """Registering an entry makes a system usable by spec strings and evaluation."""
+    monkeypatch.setitem(systems.REGISTRY, "elo_copy", systems.RatingSystem(
+        "elo_copy", "fastrate.ratings.elo", "EloConfig", "Elo under another name"))
+    games = systems.tiny_data("games")
+    table = evaluate(games, ["elo:k=20", "elo_copy:k=20"])
+    assert table["elo:k=20"]["log_loss"] == table["elo_copy:k=20"]["log_loss"]
+
+
+def test_evaluate_refuses_systems_of_other_data():
+    with pytest.raises(ConfigError, match=r"'bridge_elo' rates boards, not two-player games"):
+        evaluate(systems.tiny_data("games"), ["bridge_elo"])
+
+
+def test_old_systems_table_warns():
+    import fastrate.evaluate as ev
+
+    with pytest.warns(DeprecationWarning, match=r"fastrate.systems.REGISTRY"):
+        table = ev.SYSTEMS
+    assert table["glicko2"] == ("fastrate.ratings.glicko2", "Glicko2Config")
