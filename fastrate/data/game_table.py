@@ -24,6 +24,7 @@ from fastrate._validate import (
 from fastrate.errors import InputError
 
 __all__ = ["game_columns", "game_layout", "GameLayout", "pick_column", "release_arrow_memory",
+           "time_values",
            "PLAYER_PAIRS", "SCORE_PAIRS", "TIME_COLUMNS", "SCORE_COLUMNS"]
 
 #: recognised (first, second) player column pairs, in order of preference
@@ -144,7 +145,7 @@ def _yyyymmdd_column(col, name: str, source: Source) -> np.ndarray:
     return dates[arrow_to_numpy(enc.indices)]
 
 
-def _time_values(col, name: str, time_format: str | None, source: Source) -> np.ndarray:
+def time_values(col, name: str, time_format: str | None, source: Source) -> np.ndarray:
     """A time column as NumPy values for :func:`fastrate.data.parse_time`."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -366,7 +367,7 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
         mg = _values(table, lay.margin)
     tm = None
     if lay.time is not None:
-        tm = _time_values(table.column(lay.time), lay.time, time_format, src)
+        tm = time_values(table.column(lay.time), lay.time, time_format, src)
     pr: Any = _values(table, lay.period) if lay.period is not None else period
     wt = _values(table, lay.weight) if lay.weight is not None else None
     nt = _values(table, lay.neutral) if lay.neutral is not None else None

@@ -29,7 +29,7 @@ from fastrate.data.periods import bucket_periods, parse_time, period_labels
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import InputError, InputTypeError
 
-__all__ = ["Games", "games_from_box"]
+__all__ = ["Games", "games_from_box", "player_ids", "time_and_period", "chronological_order"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,8 +105,8 @@ class Games:
             raise InputError(f"column 'black' must have one value per game ({n}); got {len(b)}")
         if players is not None:
             index = players if isinstance(players, PlayerIndex) else PlayerIndex(players)
-            wi = _ids(as_1d(w, "white"), "white", len(index), src)
-            bi = _ids(as_1d(b, "black"), "black", len(index), src)
+            wi = player_ids(as_1d(w, "white"), "white", len(index), src)
+            bi = player_ids(as_1d(b, "black"), "black", len(index), src)
         else:
             index, (wi, bi) = PlayerIndex.intern(w, b, names=("white", "black"), source=src)
         del white, black, w, b  # the names (e.g. Arrow columns) are not needed any more
@@ -119,7 +119,7 @@ class Games:
         s = as_float64(score, "score", src)
         check_length(s, "score", n)
         check_range(s, "score", 0.0, 1.0, src)
-        wt = mg = nt = tm = pr = labels = None
+        wt = mg = nt = None
         if weight is not None:
             wt = as_float64(weight, "weight", src)
             check_length(wt, "weight", n)
@@ -130,38 +130,8 @@ class Games:
         if neutral is not None:
             nt = as_bool(neutral, "neutral", src)
             check_length(nt, "neutral", n)
-        if time is not None:
-            tm = parse_time(time, "time", src)
-            check_length(tm, "time", n)
-        if period is not None:
-            if isinstance(period, (str, int, float)) and not isinstance(period, bool):
-                if tm is None:
-                    raise InputError(f"period {period!r} is a length, which needs a time "
-                                     "column; give time=..., or period labels per game")
-                pr = bucket_periods(tm, period)
-            else:
-                pr, labels = period_labels(period, src)
-                check_length(pr, "period", n)
-        order = None
-        key = tm if tm is not None else pr
-        if key is not None:
-            keyv = key.view(np.int64) if key.dtype.kind == "M" else key
-            back = keyv[1:] < keyv[:-1]
-            if back.any():
-                if not sort:
-                    i = int(np.argmax(back)) + 1
-                    col = "time" if tm is not None else "period"
-                    raise fail_at(col, "must be nondecreasing (games in chronological order)",
-                                  key, i, src, "sort the input or pass sort=True")
-                order = np.argsort(keyv, kind="stable").astype(np.int64)
-            if tm is not None and pr is not None:
-                pk = pr if order is None else pr[order]
-                pback = pk[1:] < pk[:-1]
-                if pback.any():
-                    i = int(np.argmax(pback)) + 1
-                    row = i if order is None else int(order[i])
-                    raise fail_at("period", "must not decrease while time increases", pr, row,
-                                  src)
+        tm, pr, labels = time_and_period(time, period, n, src)
+        order = chronological_order(tm, pr, sort=sort, source=src)
 
         def take(a):
             return a if (a is None or order is None) else require(a[order], a.dtype)
@@ -228,7 +198,9 @@ class Games:
                                    black=require(mapping[self.black], np.int64), players=index)
 
 
-def _ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarray:
+def player_ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarray:
+    """Integer player ids into an index of ``n_players`` names, as int64, naming the first
+    id out of range."""
     if x.dtype.kind not in "iu":
         raise InputTypeError(f"column '{column}' must hold integer player ids when players= is "
                              f"given; got dtype {x.dtype}")
@@ -238,6 +210,56 @@ def _ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarr
         raise fail_at(column, f"must be a player id in [0, {n_players})", ids,
                       int(np.argmax(bad)), source)
     return ids
+
+
+def time_and_period(time: Any, period: Any, n: int, source: Source
+                    ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """``(time, period, period labels)`` of ``n`` rows: ``time`` parsed with
+    :func:`parse_time`; ``period`` either a length spec applied to the times
+    (:func:`bucket_periods`) or a column of period labels (:func:`period_labels`)."""
+    tm = pr = labels = None
+    if time is not None:
+        tm = parse_time(time, "time", source)
+        check_length(tm, "time", n)
+    if period is not None:
+        if isinstance(period, (str, int, float)) and not isinstance(period, bool):
+            if tm is None:
+                raise InputError(f"period {period!r} is a length, which needs a time "
+                                 "column; give time=..., or period labels per game")
+            pr = bucket_periods(tm, period)
+        else:
+            pr, labels = period_labels(period, source)
+            check_length(pr, "period", n)
+    return tm, pr, labels
+
+
+def chronological_order(time: np.ndarray | None, period: np.ndarray | None, *, sort: bool,
+                        source: Source, what: str = "games") -> np.ndarray | None:
+    """The stable order that sorts the rows by time (else by period); ``None`` when they
+    are already in order. Out-of-order rows are an error with ``sort=False``, and so is a
+    period that goes down while time goes up. ``source`` names the rows in errors."""
+    order = None
+    key = time if time is not None else period
+    if key is None:
+        return None
+    keyv = key.view(np.int64) if key.dtype.kind == "M" else key
+    back = keyv[1:] < keyv[:-1]
+    if back.any():
+        if not sort:
+            i = int(np.argmax(back)) + 1
+            col = "time" if time is not None else "period"
+            raise fail_at(col, f"must be nondecreasing ({what} in chronological order)",
+                          key, i, source, "sort the input or pass sort=True")
+        order = np.argsort(keyv, kind="stable").astype(np.int64)
+    if time is not None and period is not None:
+        pk = period if order is None else period[order]
+        pback = pk[1:] < pk[:-1]
+        if pback.any():
+            i = int(np.argmax(pback)) + 1
+            row = i if order is None else int(order[i])
+            raise fail_at("period", "must not decrease while time increases", period, row,
+                          source)
+    return order
 
 
 def games_from_box(box: list, *, white: str | None = None, black: str | None = None,

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from fastrate._validate import NO_SOURCE, Source, as_1d, as_float64, fail_at, require
+from fastrate.data._csr import run_starts
 from fastrate.errors import InputError
 
 __all__ = ["parse_time", "bucket_periods", "period_labels", "period_starts", "PERIOD_ORIGIN"]
@@ -117,8 +118,4 @@ def period_starts(period: np.ndarray) -> np.ndarray:
 
     ``period`` must be nondecreasing (as :class:`fastrate.Games` guarantees).
     """
-    n = period.shape[0]
-    if n == 0:
-        return np.zeros(1, dtype=np.int64)
-    cut = np.flatnonzero(period[1:] != period[:-1]) + 1
-    return np.concatenate(([0], cut, [n])).astype(np.int64)
+    return run_starts(period)
