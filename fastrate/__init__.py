@@ -41,12 +41,14 @@ _SUBMODULES = {
     "elo": "fastrate.elo",
     "glicko": "fastrate.glicko",
     "glicko2": "fastrate.glicko2",
+    "fibs": "fastrate.fibs",
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",
-    "backgammon": "fastrate.stats.backgammon",
-    "placement": "fastrate.stats.placement",
-    "information": "fastrate.stats.information",
-    "pairing": "fastrate.stats.pairing",
+    "systems": "fastrate.systems",
+    "backgammon": "fastrate.backgammon",
+    "placement": "fastrate.placement",
+    "information": "fastrate.information",
+    "pairing": "fastrate.pairing",
     "bridge": "fastrate.bridge",
 }
 
@@ -70,12 +72,12 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastrate import evaluate, metrics
+    from fastrate import evaluate, metrics, systems
     from fastrate._warmup import warmup
     from fastrate.bridge.boards import Boards, read_boards
     from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
     from fastrate.datasets import example_path, load_example
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
     from fastrate.io.tables import read_games, read_ratings, write_table
-    from fastrate.ratings import elo, glicko, glicko2
+    from fastrate.ratings import elo, fibs, glicko, glicko2
     from fastrate.stats import backgammon, information, pairing, placement

@@ -359,3 +359,34 @@ def check_choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) ->
         raise ConfigError(f"'{name}' of {owner} must be one of {', '.join(map(repr, choices))}; "
                           f"got {value!r}")
     return value
+
+
+def as_checked_floats(x: Any, name: str, *, lo: float = -math.inf, lo_open: bool = False,
+                      hi: float = math.inf, hi_open: bool = False, integer: bool = False,
+                      requirement: str | None = None) -> np.ndarray:
+    """``x`` as a float64 array of any shape (a scalar stays 0-d), every value finite and in
+    range (``lo``/``hi``, open with ``lo_open``/``hi_open``; whole numbers if ``integer``);
+    the error names ``name``, the requirement, the value and its index."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"'{name}' must be numeric; got {x!r}") from None
+    flat = arr.reshape(-1)
+    bad = ~np.isfinite(flat)
+    bad |= (flat <= lo) if lo_open else (flat < lo)
+    bad |= (flat >= hi) if hi_open else (flat > hi)
+    if integer:
+        bad |= flat != np.floor(flat)
+    if bad.any():
+        i = int(np.argmax(bad))
+        if requirement is None:
+            interval = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+            requirement = f"must be a finite number in {interval}"
+        where = "" if arr.ndim == 0 else f" at index {i}"
+        raise InputError(f"'{name}' {requirement}; got {float(flat[i])!r}{where}")
+    return arr
+
+
+def scalar_or_array(arr: np.ndarray) -> Any:
+    """0-d results come back as Python floats."""
+    return float(arr) if np.ndim(arr) == 0 else arr

@@ -1,5 +1,8 @@
-"""``fastrate.elo``: the public name of :mod:`fastrate.ratings.elo` (so that
-``from fastrate.elo import ...`` works as well as ``fastrate.elo.rate``)."""
+"""``fastrate.elo``: Elo ratings. The public name of :mod:`fastrate.ratings.elo`: both
+names are one module object (``import fastrate.elo`` gives the real module)."""
 
-from fastrate.ratings.elo import *  # noqa: F403
-from fastrate.ratings.elo import __all__  # noqa: F401
+import sys
+
+from fastrate.ratings import elo as _home
+
+sys.modules[__name__] = _home

@@ -1,5 +1,8 @@
-"""``fastrate.glicko``: the public name of :mod:`fastrate.ratings.glicko` (so that
-``from fastrate.glicko import ...`` works as well as ``fastrate.glicko.rate``)."""
+"""``fastrate.glicko``: Glicko ratings. The public name of :mod:`fastrate.ratings.glicko`: both
+names are one module object (``import fastrate.glicko`` gives the real module)."""
 
-from fastrate.ratings.glicko import *  # noqa: F403
-from fastrate.ratings.glicko import __all__  # noqa: F401
+import sys
+
+from fastrate.ratings import glicko as _home
+
+sys.modules[__name__] = _home

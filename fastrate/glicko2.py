@@ -1,5 +1,8 @@
-"""``fastrate.glicko2``: the public name of :mod:`fastrate.ratings.glicko2` (so that
-``from fastrate.glicko2 import ...`` works as well as ``fastrate.glicko2.rate``)."""
+"""``fastrate.glicko2``: Glicko-2 ratings. The public name of :mod:`fastrate.ratings.glicko2`: both
+names are one module object (``import fastrate.glicko2`` gives the real module)."""
 
-from fastrate.ratings.glicko2 import *  # noqa: F403
-from fastrate.ratings.glicko2 import __all__  # noqa: F401
+import sys
+
+from fastrate.ratings import glicko2 as _home
+
+sys.modules[__name__] = _home

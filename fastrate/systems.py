@@ -186,7 +186,7 @@ register(RatingSystem(
     state=(RATING, RD, VOLATILITY, GAMES_PLAYED, LAST_PERIOD), period_based=True,
     warm_specs=("glicko2",)))
 register(RatingSystem(
-    "fibs", "fastrate.stats.backgammon", "FibsConfig",
+    "fibs", "fastrate.ratings.fibs", "FibsConfig",
     "FIBS backgammon ratings: match-length-aware win probabilities and K",
     state=(RATING, GAMES_PLAYED, EXPERIENCE),
     warm_specs=("fibs",)))

@@ -1,5 +1,5 @@
 """``fastrate backgammon``: FIBS ratings of a match list and ratings estimated from error
-rates. I/O and errors only; the computing happens in :mod:`fastrate.stats.backgammon`."""
+rates. I/O and errors only; the computing happens in :mod:`fastrate.fibs` and :mod:`fastrate.backgammon`."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     from fastrate.data.game_table import pick_column
     from fastrate.errors import InputError
     from fastrate.io.tables import games_from_table, read_table, write_table
-    from fastrate.stats.backgammon import FibsConfig, rate
+    from fastrate.ratings.fibs import FibsConfig, rate
 
     if burn_in and not do_evaluate:
         raise InputError("--burn-in only applies with --evaluate")
@@ -90,7 +90,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     init = read_table(initial) if initial is not None else None
     lengths = table.column(lcol).to_numpy(zero_copy_only=False)
     if do_evaluate:
-        from fastrate.stats.backgammon import evaluate
+        from fastrate.ratings.fibs import evaluate
 
         label = "fibs" if config.use_experience else f"fibs, K = {config.k:g}"
         result = evaluate(games, [(label, config)], length=lengths, initial=init,
