@@ -38,15 +38,7 @@ from typing import Any
 
 from fastrate._validate import bool_word
 from fastrate.data.results import Ratings
-from fastrate.data.state import (
-    FIDE_REACHED,
-    GAMES_PLAYED,
-    LAST_PERIOD,
-    RATING,
-    RD,
-    VOLATILITY,
-    StateColumn,
-)
+from fastrate.data.state import StateColumn
 from fastrate.errors import ConfigError, InputTypeError
 
 __all__ = ["RatingSystem", "REGISTRY", "register", "get", "names", "SystemSpec",
@@ -62,9 +54,10 @@ class RatingSystem:
 
     ``module_name`` and ``config_name`` locate the module (imported lazily) and its frozen
     config dataclass; the module provides ``rate(data, config, initial=None)`` and
-    ``expected_score``. ``data`` is the container it rates (one of :data:`DATA_KINDS`);
-    ``state`` the per-player columns its results carry and ``initial=`` reads back to
-    continue a run exactly; ``period_based`` whether it updates once per rating period
+    ``expected_score``, and declares ``STATE``: the per-player columns
+    (:class:`~fastrate.data.state.StateColumn`) its results carry and ``initial=`` reads
+    back to continue a run exactly. ``data`` is the container it rates (one of
+    :data:`DATA_KINDS`); ``period_based`` whether it updates once per rating period
     (so a data set without periods is a single period); ``warm_specs`` spec strings whose
     runs together compile every kernel of the system (used by ``fastrate warmup``).
     """
@@ -74,7 +67,6 @@ class RatingSystem:
     config_name: str
     summary: str
     data: str = "games"
-    state: tuple[StateColumn, ...] = ()
     period_based: bool = False
     warm_specs: tuple[str, ...] = ()
 
@@ -101,6 +93,11 @@ class RatingSystem:
     def config_class(self) -> type:
         """The frozen config dataclass."""
         return getattr(self.module, self.config_name)
+
+    @property
+    def state(self) -> tuple[StateColumn, ...]:
+        """The per-player state columns the module declares (``STATE``)."""
+        return tuple(self.module.STATE)
 
     def state_names(self) -> tuple[str, ...]:
         """The names of the per-player state columns, in table order."""
@@ -166,34 +163,28 @@ def names(data: str | None = None) -> list[str]:
     return [n for n, s in REGISTRY.items() if data is None or s.data == data]
 
 
-#: FIBS: the sum of the match lengths a player has played (his experience)
-EXPERIENCE = StateColumn("experience", "float64", 0.0, "match points played (FIBS)",
-                         minimum=0.0)
-
 register(RatingSystem(
     "elo", "fastrate.ratings.elo", "EloConfig",
     "Elo, game by game or by rating periods, with every knob real systems use",
-    state=(RATING, GAMES_PLAYED, LAST_PERIOD, FIDE_REACHED),
     warm_specs=("elo", "elo:update=period,margin=fte_nfl,regression=0.1")))
 register(RatingSystem(
     "glicko", "fastrate.ratings.glicko", "GlickoConfig",
     "Glicko (Glickman 1999): ratings with deviations, updated once per rating period",
-    state=(RATING, RD, GAMES_PLAYED, LAST_PERIOD), period_based=True,
+    period_based=True,
     warm_specs=("glicko",)))
 register(RatingSystem(
     "glicko2", "fastrate.ratings.glicko2", "Glicko2Config",
     "Glicko-2 (Glickman 2012): deviations and volatility, once per rating period",
-    state=(RATING, RD, VOLATILITY, GAMES_PLAYED, LAST_PERIOD), period_based=True,
+    period_based=True,
     warm_specs=("glicko2",)))
 register(RatingSystem(
     "fibs", "fastrate.ratings.fibs", "FibsConfig",
     "FIBS backgammon ratings: match-length-aware win probabilities and K",
-    state=(RATING, GAMES_PLAYED, EXPERIENCE),
     warm_specs=("fibs",)))
 register(RatingSystem(
     "bridge_elo", "fastrate.bridge.bridge_elo", "BridgeEloConfig",
     "field-aware partnership Elo for duplicate bridge (rates Boards)",
-    data="boards", state=(RATING, GAMES_PLAYED, LAST_PERIOD),
+    data="boards",
     warm_specs=("bridge_elo:experience_bonus=10",)))
 
 

@@ -70,6 +70,7 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number, require
 from fastrate.data import PlayerIndex, Ratings
 from fastrate.data.evaluation import NULL_LABEL, Evaluation, check_bins, score_rows
+from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError, InputTypeError
 from fastrate.ratings._common import LN10, exp, records, select
 from fastrate.ratings._common import expected_score as _expected_score
@@ -1132,3 +1133,9 @@ def evaluate(boards: Any, configs: Any = None, burn_in: int | None = None,
     scores = boards.score("cross-imps")
     runs = {label: rate(boards, c, initial=initial, scores=scores) for label, c in items}
     return evaluate_ratings(boards, runs, burn_in=burn_in, draws=draws, bins=bins)
+
+# ----------------------------------------------------------------------------------
+# the protocol (fastrate.systems): the per-player state a continued run needs
+
+#: per-player state columns, in table order (``initial=`` reads them back)
+STATE = (RATING, GAMES_PLAYED, LAST_PERIOD)

@@ -40,6 +40,7 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_choice, check_number, require
 from fastrate.data import Games, PlayerState, Ratings
+from fastrate.data.state import FIDE_REACHED, GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import LN10, logistic
 from fastrate.ratings._common import expected_score as _expected_score
@@ -524,3 +525,9 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
                    pre_white=pre_white if record_pregame else None,
                    pre_black=pre_black if record_pregame else None,
                    fide_reached=reached if fide else None)
+
+# ----------------------------------------------------------------------------------
+# the protocol (fastrate.systems): the per-player state a continued run needs
+
+#: per-player state columns, in table order (``initial=`` reads them back)
+STATE = (RATING, GAMES_PLAYED, LAST_PERIOD, FIDE_REACHED)

@@ -37,7 +37,8 @@ from fastrate._validate import (
     require,
     scalar_or_array,
 )
-from fastrate.data import Games, PlayerState, Ratings, initial_source
+from fastrate.data import Games, PlayerState, Ratings
+from fastrate.data.state import GAMES_PLAYED, RATING, StateColumn
 from fastrate.errors import ConfigError, InputError
 
 __all__ = [
@@ -239,35 +240,6 @@ class FibsRatings(Ratings):
         return out
 
 
-def _initial_experience(initial: Any, players: Any) -> np.ndarray | None:
-    """Experience per player of ``players`` from ``initial`` (None when it has none)."""
-    if initial is None:
-        return None
-    if isinstance(initial, FibsRatings):
-        if initial.experience is None:
-            return None
-        names, values = initial.players.names.tolist(), initial.experience
-    elif isinstance(initial, Ratings) or isinstance(initial, dict) and "player" not in initial:
-        return None
-    else:
-        from fastrate._validate import to_arrow_table
-
-        table = to_arrow_table(initial)
-        if "experience" not in table.column_names:
-            return None
-        names = table.column("player").to_numpy(zero_copy_only=False).tolist()
-        src = initial_source(initial)
-        values = as_float64(table.column("experience"), "experience", src, allow_nan=True)
-        values = np.where(np.isnan(values), 0.0, values)
-    values = np.asarray(values, dtype=np.float64)
-    if (values < 0).any():
-        i = int(np.argmax(values < 0))
-        raise fail_at("experience", "must be >= 0", values, i, initial_source(initial))
-    lookup = dict(zip(names, values.tolist()))
-    return np.array([lookup.get(name, 0.0) for name in players.names.tolist()],
-                    dtype=np.float64)
-
-
 def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
          length: Any = None) -> FibsRatings:
     """FIBS ratings over the matches in ``games``; return final ratings, experience and
@@ -315,10 +287,9 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
         raise fail_at("score", "must be 1 (first player won) or 0 (second player won): a "
                       "backgammon match has no draws", games.to_input_order(games.score), row,
                       games.source)
-    state, games = PlayerState.resolve(games, initial, rating=config.initial_rating)
-    experience = _initial_experience(initial, state.players)
-    if experience is None:
-        experience = np.zeros(len(state.players), dtype=np.float64)
+    state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
+                                       extra=(EXPERIENCE,))
+    experience = state.extra["experience"]
     pred = np.empty(n, dtype=np.float64)
     _fibs_kernel(games.white, games.black, games.score, require(lengths, np.float64),
                  state.rating, experience, state.games_played, bool(config.use_experience),
@@ -401,3 +372,13 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
                       np.where(fav, y_first, 1.0 - y_first)))
     rows, tables = score_rows(preds, draws, bins)
     return Evaluation(rows, tables, games.n_games, int(burn_in), draws, runs)
+
+# ----------------------------------------------------------------------------------
+# the protocol (fastrate.systems): the per-player state a continued run needs
+
+#: FIBS experience: the sum of the match lengths a player has finished
+EXPERIENCE = StateColumn("experience", "float64", 0.0, "match points played (FIBS)",
+                         minimum=0.0)
+
+#: per-player state columns, in table order (``initial=`` reads them back)
+STATE = (RATING, GAMES_PLAYED, EXPERIENCE)

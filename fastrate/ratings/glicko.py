@@ -44,6 +44,7 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings, period_starts
+from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     BLOCK,
@@ -332,3 +333,9 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     return Ratings(system="glicko", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
                    config=config, rd=state.rd, last_period=_reported_last(games, state))
+
+# ----------------------------------------------------------------------------------
+# the protocol (fastrate.systems): the per-player state a continued run needs
+
+#: per-player state columns, in table order (``initial=`` reads them back)
+STATE = (RATING, RD, GAMES_PLAYED, LAST_PERIOD)

@@ -52,6 +52,7 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings, period_starts
+from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, VOLATILITY
 from fastrate.errors import ConvergenceWarning, InputError
 from fastrate.ratings._common import (
     BLOCK,
@@ -475,3 +476,9 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
                    config=config, rd=state.rd, volatility=state.volatility,
                    last_period=last_period,
                    unconverged=np.flatnonzero(failed).astype(np.int64))
+
+# ----------------------------------------------------------------------------------
+# the protocol (fastrate.systems): the per-player state a continued run needs
+
+#: per-player state columns, in table order (``initial=`` reads them back)
+STATE = (RATING, RD, VOLATILITY, GAMES_PLAYED, LAST_PERIOD)
