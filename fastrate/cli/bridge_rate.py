@@ -94,28 +94,13 @@ def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, t
 
 
 def _write_all(files: list[tuple]) -> None:
-    """Write every output file or none: each to a hidden temporary file beside it (the
-    same suffix, so the same format and compression), renamed into place only when all
-    are written."""
-    import os
-    import secrets
-    from pathlib import Path
-
+    """Write every output file or none (:func:`fastrate._files.atomic_files`)."""
+    from fastrate._files import atomic_files
     from fastrate.io.tables import write_table
 
-    done: list[tuple[Path, Path]] = []
-    try:
-        for table, (path, fmt) in files:
-            target = Path(path)
-            tmp = target.with_name(f".{secrets.token_hex(4)}.{target.name}")
-            done.append((tmp, target))
+    with atomic_files([path for _, (path, _) in files]) as paths:
+        for (table, (_, fmt)), tmp in zip(files, paths):
             write_table(table, tmp, fmt)
-        for tmp, target in done:
-            os.replace(tmp, target)
-    except BaseException:
-        for tmp, _ in done:
-            tmp.unlink(missing_ok=True)
-        raise
 
 
 @click.command("rate")

@@ -7,13 +7,12 @@ never leaves a partial file behind.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from fastrate._files import atomic_file
 from fastrate._validate import Source, to_arrow_table
 from fastrate.data.game_table import game_layout, release_arrow_memory
 from fastrate.data.games import games_from_box
@@ -303,39 +302,6 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         else:
             with pa.CompressedOutputStream(fh, codec) as out:
                 _write(table, out, fmt)
-
-
-@contextlib.contextmanager
-def atomic_file(target: str | os.PathLike):
-    """A binary file handle whose content replaces ``target`` only when the block ends
-    without an error: written to a temporary file in the same folder (with the mode an
-    ordinary open would give), renamed over ``target``; on any error the temporary file
-    is removed and ``target`` is untouched."""
-    target = Path(target)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.chmod(tmp, _new_file_mode(target))  # mkstemp makes 0600
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _new_file_mode(target: Path) -> int:
-    """The mode an ordinary ``open(target, "w")`` would give: the existing file's mode
-    when it is replaced, else 0666 minus the umask."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 def _write(table, fh, fmt: str) -> None:

@@ -968,7 +968,7 @@ def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
     ax2.legend(fontsize="small")
     if title:
         fig.suptitle(title)
-    from fastrate.io.tables import atomic_file
+    from fastrate._files import atomic_file
 
     with atomic_file(target) as fh:
         fig.savefig(fh, format="png", dpi=dpi)
