@@ -10,7 +10,10 @@ between machines in the last bit (glibc picks an FMA or a non-FMA exp by CPU).
 from __future__ import annotations
 
 import math
+import struct
+from fractions import Fraction
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -95,6 +98,27 @@ def fma(a, b, c):
     return _fma_(float(a), float(b), float(c))
 
 
+if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
+    # Intrinsics have no Python body: the same operations on Python floats and ints.
+    def _select(cond, a, b):  # noqa: F811
+        return a if cond else b
+
+    def prefetch_row(arr, row):  # noqa: F811 - a hint only
+        return None
+
+    def _bits_as_float(bits):  # noqa: F811
+        return struct.unpack("<d", struct.pack("<q", int(bits)))[0]
+
+    def _fma_(a, b, c):  # noqa: F811 - exact product and sum, one rounding
+        if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+            return a * b + c
+        exact = Fraction(a) * Fraction(b) + Fraction(c)
+        try:
+            return float(exact)
+        except OverflowError:
+            return math.inf if exact > 0 else -math.inf
+
+
 _LOG2E = 1.4426950408889634
 # ln 2 split so that k * _LN2_HI is exact for |k| < 2^20 (fdlibm's constants)
 _LN2_HI = 6.93147180369123816490e-01
@@ -149,6 +173,11 @@ def _float_bits(typingctx, x):  # pragma: no cover - compiled
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], ir.IntType(64))
     return types.int64(types.float64), codegen
+
+
+if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
+    def _float_bits(x):  # noqa: F811
+        return struct.unpack("<q", struct.pack("<d", float(x)))[0]
 
 
 # fdlibm's log: the coefficients of R(z) ~ log((1+s)/(1-s)) - 2s, |s| <= 0.1716

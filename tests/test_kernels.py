@@ -1,0 +1,394 @@
+"""Guards on the kernels as a whole (issue 9, item 6).
+
+* every kernel is built by :mod:`fastrate._numba` with the house options, and nothing in
+  the package calls Numba's decorators directly;
+* every piece of code that runs in threads (``prange``, ``parallel=True``, Python thread
+  pools, anything reading the thread count) gives the same bits with 1 and 2 threads;
+* every kernel's body also runs as plain Python (``NUMBA_DISABLE_JIT=1``).
+
+Kernels, thread users and modules are discovered from the package itself (its files and
+module attributes), so moving a kernel to another module does not break these tests;
+adding one that breaks a rule does, with a message naming it.
+"""
+
+from __future__ import annotations
+
+import ast
+import concurrent.futures
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from numba.core.caching import NullCache
+
+from fastrate._numba import KERNEL_OPTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "fastrate"
+#: options a kernel may have beside the house ones: Numba's own nopython flag, the
+#: helpers of ``inline_kernel`` and ``kernel(parallel=True)``
+ALLOWED_EXTRA = {"nopython": {True}, "inline": {"always"}, "parallel": {True}}
+#: Numba's ways of compiling a function; only fastrate/_numba.py may use them
+NUMBA_COMPILERS = {"njit", "jit", "generated_jit", "vectorize", "guvectorize", "cfunc",
+                   "stencil", "jitclass"}
+
+
+def _module_names() -> list[str]:
+    """Every module of the package, from its files (nothing imported)."""
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def _sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _import(name: str):
+    """Import a module; old paths kept for a release may warn that they moved."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return importlib.import_module(name)
+
+
+def kernel_sites() -> dict[str, tuple[str, str, object]]:
+    """Every Numba dispatcher that is a module attribute anywhere in the package, by the
+    qualified name of the function it compiles (re-exports counted once): (module,
+    attribute, dispatcher)."""
+    found: dict[str, tuple[str, str, object]] = {}
+    for name in _module_names():
+        module = _import(name)
+        for attr, value in list(vars(module).items()):
+            if hasattr(value, "targetoptions") and hasattr(value, "py_func"):
+                fn = value.py_func
+                if fn.__module__.startswith("fastrate"):
+                    found.setdefault(f"{fn.__module__}.{fn.__qualname__}", (name, attr, value))
+    return found
+
+
+def kernels() -> dict[str, object]:
+    return {name: site[2] for name, site in kernel_sites().items()}
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+# ----------------------------------------------------------------------------------
+# 1. the house options
+
+
+def test_every_kernel_uses_the_house_options():
+    found = kernels()
+    assert len(found) > 30, f"only {len(found)} kernels found: is the discovery broken?"
+    bad = []
+    for name, disp in sorted(found.items()):
+        opts = dict(disp.targetoptions)
+        for key, want in KERNEL_OPTIONS.items():
+            if key == "cache":  # not a target option: the dispatcher holds a disk cache
+                got = not isinstance(disp._cache, NullCache)
+            else:
+                got = opts.get(key, "<unset>")
+            if got != want:
+                bad.append(f"{name}: {key}={got!r}, house option {key}={want!r}")
+        for key, value in opts.items():
+            if key not in KERNEL_OPTIONS and value not in ALLOWED_EXTRA.get(key, ()):
+                bad.append(f"{name}: extra option {key}={value!r}")
+    assert not bad, "kernels not built with fastrate._numba's options:\n" + "\n".join(bad)
+
+
+def _numba_root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def test_no_direct_numba_decorators():
+    """All kernels go through ``fastrate._numba.kernel``/``inline_kernel``: no module but
+    fastrate/_numba.py imports or calls ``numba.njit``, ``jit``, ``vectorize``, ..."""
+    bad = []
+    for path in _sources():
+        if path.name == "_numba.py" and path.parent == PACKAGE:
+            continue
+        where = path.relative_to(ROOT)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba":
+                bad += [f"{where}:{node.lineno}: from {node.module} import {a.name}"
+                        for a in node.names if a.name in NUMBA_COMPILERS]
+            elif isinstance(node, ast.Attribute) and node.attr in NUMBA_COMPILERS \
+                    and _numba_root(node) == "numba":
+                bad.append(f"{where}:{node.lineno}: numba...{node.attr}")
+    assert not bad, "use fastrate._numba.kernel instead of Numba directly:\n" + "\n".join(bad)
+
+
+def test_kernel_overrides_only_add_parallel():
+    """``@kernel(...)`` may only ask for ``parallel``; every other option is the house's."""
+    bad = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "kernel":
+                bad += [f"{path.relative_to(ROOT)}:{node.lineno}: kernel({k.arg}=...)"
+                        for k in node.keywords if k.arg != "parallel"]
+    assert not bad, "\n".join(bad)
+
+
+# ----------------------------------------------------------------------------------
+# 2. the same bits with 1 and 2 threads
+
+#: what marks code that runs in threads or depends on the thread count
+THREAD_MARKERS = {"prange", "ThreadPoolExecutor", "ProcessPoolExecutor", "Thread",
+                  "get_num_threads", "set_num_threads", "get_thread_id"}
+
+
+def _thread_users() -> dict[str, str]:
+    """Top-level functions and methods that use threads, ``module.qualname`` -> the bare
+    function name (the key of :data:`THREAD_CASES`)."""
+    users = {}
+    for path in _sources():
+        tree = ast.parse(path.read_text(), str(path))
+        tops = []
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                tops.append((node.name, node))
+            elif isinstance(node, ast.ClassDef):
+                tops += [(f"{node.name}.{f.name}", f) for f in node.body
+                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for qualname, fn in tops:
+            for node in ast.walk(fn):
+                name = node.id if isinstance(node, ast.Name) else \
+                    node.attr if isinstance(node, ast.Attribute) else None
+                parallel = isinstance(node, ast.keyword) and node.arg == "parallel"
+                if name in THREAD_MARKERS or parallel:
+                    users[f"{_module_of(path)}.{qualname}"] = qualname.rsplit(".", 1)[-1]
+                    break
+    return users
+
+
+def _first_module(*names: str):
+    """The first of ``names`` that imports (a module's new home, then its old path)."""
+    for name in names:
+        try:
+            return _import(name)
+        except ModuleNotFoundError:
+            continue
+    raise ModuleNotFoundError(f"none of {names}")
+
+
+def _ladder_case() -> list[np.ndarray]:
+    """The ladder simulator: seeds split over threads."""
+    P = _first_module("fastrate.stats.ladder", "fastrate.ladder", "fastrate.stats.pairing")
+    ladder = P.Ladder.geometric(16, newcomers=3, n_games=400)
+    out = []
+    for scheduler in P.SCHEDULERS:
+        for system in P.SYSTEMS:
+            r = P.simulate(ladder, scheduler, system, 400, n_seeds=3, seed=9,
+                           seed_games=(2, 1), record_games=True)
+            out += [r.rmse, r.bits, r.ratings, r.white, r.score]
+    return out
+
+
+def _pga_case() -> list[np.ndarray]:
+    """PGA pairs: players split over threads. 240,000 seatings, above the 100,000 per
+    thread below which pga keeps to one thread."""
+    P = _first_module("fastrate.placement", "fastrate.stats.placement")
+    rng = np.random.default_rng(3)
+    n_games, capacity, n_players = 40_000, 6, 3000
+    game = np.repeat(np.arange(n_games), capacity)
+    seat = np.tile(np.arange(1, capacity + 1), n_games)
+    player = (rng.integers(0, n_players, n_games)[:, None] + 7 * np.arange(capacity)) \
+        % n_players
+    watchers = rng.integers(1, 60, game.size).astype(float)
+    r = P.pga(game, player.ravel(), seat, watchers, capacity=capacity)
+    return [np.asarray(r[k]) for k in sorted(r)]
+
+
+#: bare name of every function that uses threads -> the case that runs it
+THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
+    "_run_seeds": _ladder_case,
+    "_player_chunks": _pga_case,
+    "_in_threads": _pga_case,
+}
+
+
+def test_every_thread_user_has_a_case():
+    users = _thread_users()
+    assert users, "no thread users found: is the discovery broken?"
+    missing = sorted(q for q, name in users.items() if name not in THREAD_CASES)
+    assert not missing, ("these functions use threads but no case in "
+                         f"tests/test_kernels.py::THREAD_CASES runs them: {missing}")
+    parallel = sorted(n for n, d in kernels().items() if d.targetoptions.get("parallel"))
+    missing = [n for n in parallel if n.rsplit(".", 1)[-1] not in THREAD_CASES]
+    assert not missing, f"parallel kernels without a case in THREAD_CASES: {missing}"
+
+
+class _CountingPool(concurrent.futures.ThreadPoolExecutor):
+    workers: list[int | None] = []
+
+    def __init__(self, max_workers=None, *args, **kwargs):
+        _CountingPool.workers.append(max_workers)
+        super().__init__(max_workers, *args, **kwargs)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    return a.tolist() == b.tolist() if a.dtype == object else a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("case", sorted(set(THREAD_CASES.values()), key=lambda f: f.__name__),
+                         ids=lambda f: f.__name__.strip("_"))
+def test_same_bits_with_one_and_two_threads(case, monkeypatch):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("NUMBA_NUM_THREADS < 2")
+    # count the thread pools the code starts (imported at call time or at module level)
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", _CountingPool)
+    for name in _module_names():
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "ThreadPoolExecutor"):
+            monkeypatch.setattr(module, "ThreadPoolExecutor", _CountingPool)
+    saved = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        _CountingPool.workers = []
+        one = case()
+        assert all((w or 1) <= 1 for w in _CountingPool.workers), _CountingPool.workers
+        numba.set_num_threads(2)
+        _CountingPool.workers = []
+        two = case()
+    finally:
+        numba.set_num_threads(saved)
+    assert 2 in _CountingPool.workers or any(
+        d.targetoptions.get("parallel") for d in kernels().values()), \
+        f"{case.__name__} started no pool of 2 threads with 2 threads: {_CountingPool.workers}"
+    assert len(one) == len(two) > 0
+    differ = [i for i, (a, b) in enumerate(zip(one, two)) if not _same_bits(a, b)]
+    assert not differ, f"{case.__name__}: outputs {differ} differ between 1 and 2 threads"
+
+
+# ----------------------------------------------------------------------------------
+# 3. the kernels as Python
+
+#: a fresh interpreter with NUMBA_DISABLE_JIT=1 runs the warm-up (every kernel group on
+#: tiny inputs) and the modes and branches its tiny inputs miss; it reports the kernels
+#: called (argv[1]: the modules to import and where each kernel lives)
+_PYTHON_SCRIPT = textwrap.dedent("""
+    import functools, importlib, json, sys, warnings
+    import numpy as np
+
+    def first(*names):
+        for name in names:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    return importlib.import_module(name)
+            except ModuleNotFoundError:
+                pass
+        raise ModuleNotFoundError(names)
+
+    # the kernels (plain functions without JIT), by the name the parent found them under;
+    # every module's name for one is swapped for a wrapper that notes the call (kernels
+    # call each other through module globals, so the wrappers see those calls too)
+    wanted = json.loads(sys.argv[1])
+    for name in wanted["modules"]:
+        first(name)
+    kernel_names = {}
+    for name, (module, attr) in wanted["kernels"].items():
+        kernel_names[id(getattr(sys.modules[module], attr))] = name
+    called = set()
+
+    def noting(fn, name):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            called.add(name)
+            return fn(*args, **kwargs)
+        return wrapper
+
+    wrappers = {}
+    for mod_name, module in list(sys.modules.items()):
+        if mod_name.split(".")[0] == "fastrate":
+            for attr, value in list(vars(module).items()):
+                if id(value) in kernel_names:
+                    if id(value) not in wrappers:
+                        wrappers[id(value)] = noting(value, kernel_names[id(value)])
+                    setattr(module, attr, wrappers[id(value)])
+
+    import fastrate
+    from fastrate._warmup import warmup
+    warmup()
+
+    # scores off the multiples of 10 (sorted path), medians, the O(T^2) reference
+    scoring = first("fastrate.bridge.scoring")
+    off, ns = np.array([0, 4, 6]), np.array([425.0, 450.0, -50.0, 425.0, 100.0, 140.0])
+    for f in (scoring.cross_imps, scoring.butler_imps, scoring.matchpoints):
+        f(off, ns)
+    scoring.butler_imps(off, ns, datum="median")
+    scoring.butler_imps(off, np.round(ns, -1), datum="median")
+    scoring.cross_imps_naive(off, ns)
+    # boards with named and integer players, their graphs, Elo with every option
+    bridge_elo = first("fastrate.bridge.elo", "fastrate.bridge.bridge_elo")
+    seats = dict(north=[1, 5, 1, 5, 1, 5], south=[2, 6, 2, 6, 2, 6],
+                 east=[3, 7, 3, 7, 3, 7], west=[4, 8, 4, 8, 4, 8])
+    for names in (False, True):
+        cols = {k: [f"p{x}" for x in v] if names else v for k, v in seats.items()}
+        boards = fastrate.Boards.from_arrays([1, 1, 2, 2, 3, 3], ns, event=[0] * 6,
+                                             period=[0, 0, 0, 0, 1, 1], **cols)
+        boards.components()
+        boards.partnership_components()
+        bridge_elo.components(boards)
+        for margin in bridge_elo.MARGINS:
+            for model in bridge_elo.MODELS:
+                bridge_elo.rate(boards, bridge_elo.BridgeEloConfig(
+                    model=model, margin=margin, k_games=((2.0, 30.0), (float("inf"), 10.0)),
+                    k_experience=((1.0, 1.5), (float("inf"), 1.0)), experience_bonus=5.0))
+    # the ladder: every scheduler and system
+    ladder = first("fastrate.stats.ladder", "fastrate.ladder", "fastrate.stats.pairing")
+    lad = ladder.Ladder.geometric(8, newcomers=2, n_games=60)
+    for scheduler in ladder.SCHEDULERS:
+        for system in ladder.SYSTEMS:
+            ladder.simulate(lad, scheduler, system, 60, n_seeds=2, seed_games=(1, 1))
+    # placement: chi-square tails beyond the closed forms
+    placement = first("fastrate.placement", "fastrate.stats.placement")
+    placement.p_value(np.array([3000.0, 5.0, 500.0]), np.array([6.0, 301.0, 301.0]))
+    print(json.dumps(sorted(called)))
+""")
+
+#: kernels nothing calls (dead code: the issue's item 6 removes it); they need no Python run
+KNOWN_UNCALLED = {
+    "fastrate.ratings.glicko2._volatility",  # _solve_block does its work for all players
+}
+
+
+@pytest.mark.slow
+def test_kernel_bodies_run_as_python():
+    sites = kernel_sites()
+    assert len(sites) > 30, f"only {len(sites)} kernels found: is the discovery broken?"
+    wanted = {"modules": _module_names(),
+              "kernels": {name: site[:2] for name, site in sites.items()}}
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    # warnings are errors, except NumPy scalars wrapping around in the hash and random
+    # stream kernels, as they do on purpose in the compiled code
+    res = subprocess.run(
+        [sys.executable, "-W", "error", "-W",
+         "ignore:overflow encountered in scalar multiply:RuntimeWarning",
+         "-c", _PYTHON_SCRIPT, json.dumps(wanted)], env=env, cwd=ROOT, capture_output=True,
+        text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    called = set(json.loads(res.stdout.strip().splitlines()[-1]))
+    assert len(called) > 30
+    missed = sorted(set(sites) - called - KNOWN_UNCALLED)
+    assert not missed, ("kernels whose Python body never ran under NUMBA_DISABLE_JIT=1; "
+                        "call them in fastrate._warmup or in this test's script: "
+                        f"{missed}")
