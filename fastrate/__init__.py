@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 _LAZY = {
     # containers
     "Games": "fastrate.data",
+    "Matches": "fastrate.data",
     "Ratings": "fastrate.data",
     "PlayerIndex": "fastrate.data",
     "bucket_periods": "fastrate.data",
@@ -25,6 +26,7 @@ _LAZY = {
     "read_boards": "fastrate.bridge.boards",
     # io
     "read_games": "fastrate.io.tables",
+    "read_matches": "fastrate.io.matches",
     "read_ratings": "fastrate.io.tables",
     "write_table": "fastrate.io.tables",
     "example_path": "fastrate.datasets",
@@ -75,9 +77,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics, systems
     from fastrate._warmup import warmup
     from fastrate.bridge.boards import Boards, read_boards
-    from fastrate.data import Games, PlayerIndex, Ratings, bucket_periods
+    from fastrate.data import Games, Matches, PlayerIndex, Ratings, bucket_periods
     from fastrate.datasets import example_path, load_example
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
+    from fastrate.io.matches import read_matches
     from fastrate.io.tables import read_games, read_ratings, write_table
     from fastrate.ratings import elo, fibs, glicko, glicko2
     from fastrate.stats import backgammon, information, pairing, placement

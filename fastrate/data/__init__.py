@@ -3,6 +3,7 @@
 - :class:`PlayerIndex` (``players``): player names <-> dense integer ids;
 - :func:`parse_time`, :func:`bucket_periods` (``periods``): times and rating periods;
 - :class:`Games` (``games``): two-player games in chronological order;
+- :class:`Matches` (``matches``): multiplayer and team results (teams, ranks, weights);
 - :class:`PlayerState` (``state``): per-player state and the ``initial=`` overlay;
 - :class:`Ratings` (``results``): the result of a rating run.
 
@@ -11,11 +12,12 @@ reading files is :mod:`fastrate.io`'s job.
 """
 
 from fastrate.data.games import Games, games_from_box
+from fastrate.data.matches import Matches
 from fastrate.data.periods import PERIOD_ORIGIN, bucket_periods, parse_time, period_starts
 from fastrate.data.players import PlayerIndex
 from fastrate.data.results import NO_PERIOD, Ratings
 from fastrate.data.state import SOURCE_KEY, PlayerState, initial_source
 
-__all__ = ["PlayerIndex", "Games", "Ratings", "PlayerState", "bucket_periods", "parse_time",
-           "period_starts", "games_from_box", "initial_source", "SOURCE_KEY", "NO_PERIOD",
-           "PERIOD_ORIGIN"]
+__all__ = ["PlayerIndex", "Games", "Matches", "Ratings", "PlayerState", "bucket_periods",
+           "parse_time", "period_starts", "games_from_box", "initial_source", "SOURCE_KEY",
+           "NO_PERIOD", "PERIOD_ORIGIN"]

@@ -1,0 +1,60 @@
+"""Reading multiplayer and team results (long format) from CSV/Parquet/JSON into
+:class:`fastrate.data.Matches`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from fastrate.data.game_table import release_arrow_memory
+from fastrate.data.matches import Matches, match_layout, matches_from_table
+from fastrate.errors import InputError
+from fastrate.io.tables import column_names, format_of, read_table, source_for
+
+__all__ = ["read_matches"]
+
+#: options of matches_from_table that are not column names
+_NOT_COLUMNS = ("higher_is_better", "time_format", "players", "unranked", "sort")
+
+
+def read_matches(path: str | os.PathLike, *, match: str | None = None,
+                 team: str | bool | None = None, player: str | None = None,
+                 rank: str | None = None, place: str | None = None, score: str | None = None,
+                 higher_is_better: bool | None = None, weight: str | None = None,
+                 time: str | None = None, time_format: str | None = None, period: Any = None,
+                 unranked: str = "error", sort: bool = True,
+                 format: str | None = None) -> Matches:
+    """Read matches from a long-format file: one row per player seat (CSV, also
+    compressed, Parquet or JSON).
+
+    Columns are recognised by name (:func:`fastrate.data.matches.match_layout`): the
+    match (``match``, ``game``, ``event``, ``race`` and their ``_id`` forms), the team
+    (``team``; without one every player is a team of his own: free-for-all), the player
+    (``player``, ``driver`` ...), a rank (``rank``, ``place``, ``position``: lower is
+    better) or a score (``score``, ``points``: higher is better), and optionally
+    ``weight`` and a time (``time``, ``date`` ...). Map them explicitly with ``match=``,
+    ``team=`` (``False``: free-for-all even if there is a team column), ``player=``,
+    ``rank=``/``place=``/``score=``, ``weight=``, ``time=``. ``period`` is a column of
+    period labels or a length spec (``"1w"``); ``unranked`` and ``sort`` as in
+    :meth:`Matches.from_arrays`. A KDice placement log (``game, player, place[, points,
+    level, time]``) reads as free-for-all matches ranked by place.
+
+    Only the columns the matches need are read (CSV and Parquet); errors name the
+    file's column, row and line.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such file: {path}")
+    fmt = format_of(p, format)
+    src = source_for(p.name, fmt)
+    options: dict[str, Any] = dict(match=match, team=team, player=player, rank=rank,
+                                   place=place, score=score, weight=weight, time=time,
+                                   period=period)
+    names = column_names(p, fmt)
+    wanted = None if names is None else match_layout(names, p.name, **options).columns()
+    table = read_table(p, fmt, columns=wanted)
+    release_arrow_memory()  # the parser's buffers
+    return matches_from_table(table, **options, higher_is_better=higher_is_better,
+                              time_format=time_format, unranked=unranked, sort=sort,
+                              source=src)
