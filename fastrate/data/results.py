@@ -1,4 +1,5 @@
-"""Results of a rating run: :class:`Ratings`."""
+"""Results of a rating run: :class:`Ratings`, :class:`Predictions` and
+:class:`RatingHistory`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from fastrate._validate import numpy_to_arrow
 from fastrate.data.players import PlayerIndex
 
-__all__ = ["Ratings"]
+__all__ = ["Ratings", "Predictions", "RatingHistory", "NO_PERIOD", "PREDICTION_KINDS"]
 
 #: ``last_period`` of a player who has not played yet
 NO_PERIOD = np.iinfo(np.int64).min
@@ -91,7 +92,141 @@ class Ratings:
                               "to_arrow() works without it") from None
         return self.to_arrow(sort=sort).to_pandas()
 
+    @property
+    def predicted(self) -> Predictions:
+        """:attr:`predictions` as a :class:`Predictions` object (kind ``"game"``)."""
+        return Predictions(self.predictions, "game", self.system)
+
+    def history(self, games: Any) -> RatingHistory:
+        """Every player's rating before each of his games (and the final rating after
+        the last), from a run with ``record_pregame=True`` on ``games`` (Elo): the
+        trajectory reports draw. Points are at the game's period (its row when the games
+        have no periods); the final point is one period (row) after the player's last."""
+        if self.pre_white is None or self.pre_black is None:
+            raise ValueError("this run did not record pre-game ratings: rate with "
+                             "record_pregame=True (Elo) to get a rating history")
+        n = games.n_games
+        order = np.arange(n) if games.order is None else games.order
+        stored_when = games.period if games.period is not None else np.arange(n)
+        when = np.empty(n, dtype=np.int64)
+        when[order] = stored_when  # input order, like pre_white / pre_black
+        lookup = self.players.lookup
+        ids = np.array([lookup[x] for x in games.players.names.tolist()], dtype=np.int64)
+        white = np.empty(n, dtype=np.int64)
+        black = np.empty(n, dtype=np.int64)
+        white[order] = ids[games.white]
+        black[order] = ids[games.black]
+        played = np.unique(np.concatenate([white, black]))
+        last = np.full(len(self.players), np.iinfo(np.int64).min)
+        np.maximum.at(last, white, when)
+        np.maximum.at(last, black, when)
+        player = np.concatenate([white, black, played])
+        at = np.concatenate([when, when, last[played] + 1])
+        rating = np.concatenate([self.pre_white, self.pre_black, self.rating[played]])
+        kind = "period" if games.period is not None else "row"
+        return RatingHistory.from_points(self.players, player, at, rating, when_kind=kind)
+
     def top(self, n: int = 10) -> list[tuple[Any, float]]:
         """The ``n`` best players as ``(name, rating)`` pairs."""
         idx = self.ranking()[:n]
         return [(self.players[i], float(self.rating[i])) for i in idx]
+
+
+#: what one prediction is about: a two-player game now; teams and placements later
+PREDICTION_KINDS = ("game",)
+
+
+@dataclass(eq=False, frozen=True)
+class Predictions:
+    """What a rating system predicted before each result, with what it is about.
+
+    ``kind`` ``"game"``: ``expected[i]`` is the first player's expected score in game
+    ``i`` (input order), made from the ratings before the game (walk-forward). Team and
+    placement systems add kinds with per-team values over CSR offsets. ``np.asarray``
+    gives the values; ``len`` counts them.
+    """
+
+    expected: np.ndarray
+    kind: str = "game"
+    system: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in PREDICTION_KINDS:
+            raise ValueError(f"kind of Predictions must be one of {', '.join(PREDICTION_KINDS)}; "
+                             f"got {self.kind!r}")
+
+    def __len__(self) -> int:
+        return int(self.expected.shape[0])
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.expected if dtype is None else self.expected.astype(dtype)
+
+    def to_arrow(self):
+        """``row`` (0-based input row) and ``expected`` as a ``pyarrow.Table``."""
+        import pyarrow as pa
+
+        return pa.table({"row": pa.array(np.arange(len(self), dtype=np.int64)),
+                         "expected": numpy_to_arrow(self.expected)})
+
+
+@dataclass(eq=False, frozen=True)
+class RatingHistory:
+    """Per-player rating trajectories, in CSR form: the points of player ``p`` are
+    ``offsets[p]:offsets[p+1]``, in time order.
+
+    Each point is a ``when`` (a rating period or a time; ``when_kind`` says which; a row
+    number when the data had neither), the ``rating`` then and its ``uncertainty`` (a
+    rating deviation; NaN for systems without one). Reports draw from it, and
+    whole-history ratings produce it.
+    """
+
+    players: PlayerIndex
+    offsets: np.ndarray
+    when: np.ndarray
+    rating: np.ndarray
+    uncertainty: np.ndarray
+    when_kind: str = "period"
+
+    @classmethod
+    def from_points(cls, players: PlayerIndex, player: Any, when: Any, rating: Any,
+                    uncertainty: Any = None, when_kind: str = "period") -> RatingHistory:
+        """Build from unordered points ``(player id, when, rating[, uncertainty])``:
+        grouped by player, each player's points stably sorted by ``when``."""
+        pid = np.ascontiguousarray(player, dtype=np.int64)
+        wh = np.asarray(when)
+        r = np.ascontiguousarray(rating, dtype=np.float64)
+        u = (np.full(r.shape[0], np.nan) if uncertainty is None
+             else np.ascontiguousarray(uncertainty, dtype=np.float64))
+        if not (pid.shape == wh.shape == r.shape == u.shape) or pid.ndim != 1:
+            raise ValueError("player, when, rating and uncertainty must be 1-D arrays of one "
+                             f"length; got {pid.shape}, {wh.shape}, {r.shape}, {u.shape}")
+        n = len(players)
+        if pid.size and (pid.min() < 0 or pid.max() >= n):
+            raise ValueError(f"player ids must be in [0, {n}); got {int(pid.min())}.."
+                             f"{int(pid.max())}")
+        order = np.lexsort((np.arange(pid.shape[0]), wh, pid))
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(pid, minlength=n), out=offsets[1:])
+        return cls(players, offsets, wh[order], r[order], u[order], when_kind)
+
+    def __len__(self) -> int:
+        """The number of points."""
+        return int(self.rating.shape[0])
+
+    def trajectory(self, name: Any) -> dict[str, np.ndarray]:
+        """The points of the player called ``name``: ``when``, ``rating``, ``uncertainty``."""
+        p = self.players.id_of(name)
+        lo, hi = int(self.offsets[p]), int(self.offsets[p + 1])
+        return {"when": self.when[lo:hi], "rating": self.rating[lo:hi],
+                "uncertainty": self.uncertainty[lo:hi]}
+
+    def to_arrow(self):
+        """One row per point: ``player``, ``when`` (named by ``when_kind``), ``rating``,
+        ``uncertainty``."""
+        import pyarrow as pa
+
+        owner = np.repeat(np.arange(len(self.players)), np.diff(self.offsets))
+        return pa.table({"player": numpy_to_arrow(self.players.names[owner]),
+                         self.when_kind: numpy_to_arrow(self.when),
+                         "rating": numpy_to_arrow(self.rating),
+                         "uncertainty": numpy_to_arrow(self.uncertainty)})
