@@ -1,6 +1,7 @@
 """``fastrate warmup`` compiles what the usual pipelines call: after it, rating games,
 scoring and rating an integer-id bridge table and the placement statistics add no new
-Numba signature (a fresh interpreter, so earlier tests cannot have compiled them)."""
+Numba signature (a fresh interpreter, so earlier tests cannot have compiled them); and
+what it compiled loads from the disk cache in the next fresh interpreter."""
 
 from __future__ import annotations
 
@@ -65,3 +66,41 @@ def test_warmup_covers_the_usual_pipelines():
     assert res.returncode == 0, res.stderr
     new = json.loads(res.stdout.strip().splitlines()[-1])
     assert new == {}, f"kernels compiled after warmup (warmup misses them): {new}"
+
+
+#: warm up, then report every kernel's disk-cache hits and misses in this process
+CACHE_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import fastrate._warmup as warm
+
+    warm.warmup()
+    hits, misses = {}, {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("fastrate"):
+            for value in list(vars(module).values()):
+                if hasattr(value, "targetoptions") and hasattr(value, "stats"):
+                    key = value.py_func.__module__ + "." + value.py_func.__qualname__
+                    hits[key] = sum(value.stats.cache_hits.values())
+                    misses[key] = sum(value.stats.cache_misses.values())
+    print(json.dumps({"hits": hits, "misses": misses}))
+""")
+
+
+@pytest.mark.slow
+def test_kernels_load_from_the_disk_cache_in_a_fresh_process():
+    """The first interpreter compiles whatever the cache lacks and writes it; the second
+    compiles nothing (a kernel that misses the cache in every new process, e.g. one
+    taking a function or a type Numba cannot pickle, shows up as a miss here). The
+    package's own cache is used, not a temporary NUMBA_CACHE_DIR: an empty one costs the
+    full cold compile (half a minute) on every run, for the same check."""
+    runs = []
+    for _ in range(2):
+        res = subprocess.run([sys.executable, "-c", CACHE_SCRIPT], capture_output=True,
+                             text=True, timeout=600)
+        assert res.returncode == 0, res.stderr
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    second = runs[1]
+    missed = {k: v for k, v in second["misses"].items() if v}
+    assert not missed, f"kernels compiled again in a fresh process (cache misses): {missed}"
+    loaded = [k for k, v in second["hits"].items() if v]
+    assert len(loaded) > 20, f"only {len(loaded)} kernels loaded from the cache: {loaded}"
