@@ -256,6 +256,7 @@ def test_file_round_trip(tmp_path, name):
     write_table(expected.to_arrow(), path)
     _same(read_matches(path), expected)
     _same(fastrate.read_matches(path, format=None), expected)
+    assert fastrate.Matches is Matches
 
 
 def test_read_matches_errors_name_the_file_line(tmp_path):

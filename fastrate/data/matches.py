@@ -14,7 +14,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from fastrate.data.game_table import TIME_COLUMNS, pick_column, time_values
 from fastrate.data.games import Games, chronological_order, player_ids, time_and_period
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import InputError, InputTypeError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
 
 __all__ = ["Matches", "MatchLayout", "match_layout", "matches_from_table", "MATCH_COLUMNS",
            "TEAM_COLUMNS", "PLAYER_COLUMNS", "RANK_COLUMNS", "SCORE_COLUMNS", "UNRANKED"]
@@ -310,7 +313,7 @@ class Matches:
         return dataclasses.replace(self, player=require(mapping[self.player], np.int64),
                                    players=index)
 
-    def to_arrow(self):
+    def to_arrow(self) -> pa.Table:
         """The long table back out: one row per seat in stored order, with columns
         ``match``, ``team`` (unless free-for-all), ``player``, ``rank`` and, where
         present, ``weight``, ``time``, ``period``; :meth:`from_frame` reads it back."""
