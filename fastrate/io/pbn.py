@@ -674,7 +674,12 @@ def read_pbn(path: Any, tables: Iterable[str] | None = None) -> list[PbnGame]:
     other section data (Auction, Play, ...) is skipped without being tokenised.
 
     >>> games = read_pbn("travellers.pbn")                       # doctest: +SKIP
-    >>> games[0]["Board"], games[0].tables["ScoreTable"].numbers("IMP_NS")[:3]
+
+    The same from text, with :func:`parse_pbn`:
+
+    >>> games = parse_pbn('[Board "1"]\\n[ScoreTable "Contract;IMP_NS"]\\n4H 6\\n3NT -2\\n')
+    >>> games[0]["Board"], games[0].tables["ScoreTable"].numbers("IMP_NS")
+    ('1', array([ 6., -2.]))
     """
     data, name = _read_bytes(path)
     return _parse(data, name, tables).games
