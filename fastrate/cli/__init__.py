@@ -85,8 +85,25 @@ def main(debug: bool) -> None:
     _DEBUG["on"] = debug
 
 
-from fastrate.cli import commands as _commands  # noqa: E402
+def _register(group: click.Group) -> None:
+    """Add every command and command group (each module is one group; they share only
+    :mod:`fastrate.cli._common`)."""
+    from fastrate.cli.backgammon import backgammon_group
+    from fastrate.cli.bridge import bridge_group
+    from fastrate.cli.commands import (
+        evaluate_command,
+        rate_command,
+        systems_command,
+        warmup_command,
+    )
+    from fastrate.cli.ladder import ladder_group
+    from fastrate.cli.placement import placement_group
 
-_commands.register(main)
+    for cmd in (rate_command, evaluate_command, systems_command, warmup_command, bridge_group,
+                placement_group, backgammon_group, ladder_group):
+        group.add_command(cmd)
+
+
+_register(main)
 
 __all__ = ["main"]

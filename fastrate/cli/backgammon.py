@@ -107,7 +107,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
             write_table(out, None, fmt, stream=sys.stdout.buffer)
             sys.stdout.flush()
     if output is not None or fmt is None:
-        from fastrate.cli.commands import _format_table
+        from fastrate.cli._common import format_table
 
         order = ratings.ranking()
         cols = {key: v[order] for key, v in ratings.columns().items()}
@@ -115,7 +115,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
         title = (f"{kind}: {games.n_games:,} matches, {len(ratings):,} players ({name}); "
                  f"top {min(top, len(ratings))}")
         if top > 0:
-            click.echo(_format_table(cols, top, title), err=output is None and fmt is not None)
+            click.echo(format_table(cols, top, title), err=output is None and fmt is not None)
         if output is not None:
             click.echo(f"wrote {len(ratings):,} ratings to {output}", err=True)
 

@@ -3,43 +3,19 @@ computing happens in the public API."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
-from fastrate.cli.options import column_kwargs, input_options, output_options
-
-
-class _Progress:
-    """Stage progress on stderr (tqdm), shown for long work or when asked."""
-
-    def __init__(self, stages: list[str], enabled: bool | None):
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        self.bar = None
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=len(stages), file=sys.stderr, leave=False,
-                            bar_format="{desc:<28} {bar} {n_fmt}/{total_fmt} [{elapsed}]")
-        self.stages = stages
-        self.i = 0
-        self._show()
-
-    def _show(self) -> None:
-        if self.bar is not None and self.i < len(self.stages):
-            self.bar.set_description_str(self.stages[self.i])
-
-    def step(self) -> None:
-        self.i += 1
-        if self.bar is not None:
-            self.bar.update(1)
-            self._show()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+from fastrate.cli._common import (
+    FORMATS,
+    Progress,
+    column_kwargs,
+    emit,
+    format_table,
+    input_options,
+    output_options,
+)
 
 
 def _load_games(file: str | None, example: str | None, fmt: str | None, columns: dict):
@@ -65,50 +41,14 @@ def _load_games(file: str | None, example: str | None, fmt: str | None, columns:
 
 
 def _warn_single_period(games, names) -> None:
-    """Glicko-style systems update once per period: say so when there is only one."""
-    period_based = sorted({n for n in names if n in ("glicko", "glicko2")})
+    """Period-based systems update once per period: say so when there is only one."""
+    from fastrate import systems
+
+    period_based = sorted({n for n in names if systems.get(n).period_based})
     if period_based and games.period is None:
         click.echo(f"fastrate: note: {', '.join(period_based)} update once per rating period "
                    "and these games have none, so they form a single period; give --period "
                    "(e.g. 1w, month, or a season column)", err=True)
-
-
-def _format_table(columns: dict[str, Any], n: int, title: str) -> str:
-    """A readable fixed-width table of the first n rows (columns already sorted)."""
-    import numpy as np
-
-    heads = ["#", *columns.keys()]
-    rows = []
-    for i in range(min(n, len(next(iter(columns.values()))))):
-        row = [str(i + 1)]
-        for k, v in columns.items():
-            x = v[i]
-            if isinstance(x, (float, np.floating)):
-                row.append(f"{x:.1f}" if k in ("rating", "rd") else f"{x:.4g}")
-            else:
-                row.append(str(x))
-        rows.append(row)
-    widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h)
-              for j, h in enumerate(heads)]
-    numeric = [j == 0 or k not in ("player", "system") for j, k in enumerate(heads)]
-
-    def fmt(cells):
-        return "  ".join(c.rjust(w) if num else c.ljust(w)
-                         for c, w, num in zip(cells, widths, numeric)).rstrip()
-
-    lines = ([title] if title else []) + [fmt(heads), fmt(["-" * w for w in widths])]
-    lines += [fmt(r) for r in rows]
-    return "\n".join(lines)
-
-
-def _emit(table, output: str | None, fmt: str | None) -> None:
-    from fastrate.io.tables import write_table
-
-    if output is not None:
-        write_table(table, output, fmt)
-    else:
-        write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
-        sys.stdout.flush()
 
 
 @click.command("rate")
@@ -141,13 +81,19 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
       fastrate rate new_games.csv --initial ratings.csv -o ratings2.csv
     """
     columns = column_kwargs(kw)
-    bar = _Progress(["reading games", "rating", "writing"], progress)
+    bar = Progress(["reading games", "rating", "writing"], progress)
     try:
-        from fastrate.evaluate import parse_system
+        from fastrate.errors import ConfigError
         from fastrate.io.tables import read_ratings
+        from fastrate.systems import SystemSpec
 
         spec = system or ("elo@world_football" if example == "football" else "elo")
-        name, module, config = parse_system(spec)
+        parsed = SystemSpec.parse(spec)
+        name, config = parsed.name, parsed.config
+        if parsed.system.data != "games":
+            raise ConfigError(f"rating system {name!r} rates {parsed.system.data}, not "
+                              f"two-player games; use 'fastrate {name.split('_')[0]} rate'")
+        module = parsed.module
         games = _load_games(file, example, input_format, columns)
         _warn_single_period(games, [name])
         bar.step()
@@ -171,7 +117,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
             write_table(pa.table({"row": pa.array(range(1, len(ratings.predictions) + 1)),
                                   "expected_score": ratings.predictions}), predictions)
         if output is not None or fmt is not None:
-            _emit(table, output, fmt)
+            emit(table, output, fmt)
         bar.step()
     finally:
         bar.close()
@@ -184,7 +130,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
                  f"top {min(top, len(ratings))}")
         stream_err = output is None and fmt is not None
         if top > 0:
-            click.echo(_format_table(cols, top, title), err=stream_err)
+            click.echo(format_table(cols, top, title), err=stream_err)
         if output is not None:
             click.echo(f"wrote {len(ratings):,} ratings to {output}", err=True)
 
@@ -220,9 +166,9 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
 
     columns = column_kwargs(kw)
     specs = list(systems) or ["elo", "glicko", "glicko2"]
-    bar = _Progress(["reading games", *[f"rating: {s}" for s in specs]], progress)
+    bar = Progress(["reading games", *[f"rating: {s}" for s in specs]], progress)
     try:
-        from fastrate.evaluate import parse_system
+        from fastrate.systems import parse_system
 
         games = _load_games(file, example, input_format, columns)
         _warn_single_period(games, [parse_system(s)[0] for s in specs])
@@ -232,13 +178,13 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
     finally:
         bar.close()
     if output is not None or fmt is not None:
-        _emit(result.to_arrow(), output, fmt)
+        emit(result.to_arrow(), output, fmt)
     if output is not None or fmt is None:
         click.echo(str(result), err=output is None and fmt is not None)
         if calibration:
             for name, table in result.calibration.items():
                 click.echo(f"\ncalibration of {name}:")
-                click.echo(_format_table(table, len(next(iter(table.values()))), ""))
+                click.echo(format_table(table, len(next(iter(table.values()))), ""))
 
 
 @click.command("warmup")
@@ -254,13 +200,34 @@ def warmup_command(verbose: bool) -> None:
     click.echo(f"compiled {len(done)} kernels in {time.perf_counter() - t0:.1f} s")
 
 
-def register(group: click.Group) -> None:
-    from fastrate.cli.backgammon import backgammon_group
-    from fastrate.cli.bridge import bridge_group
-    from fastrate.cli.placement import placement_group
+#END
 
-    for cmd in (rate_command, evaluate_command, warmup_command, bridge_group,
-                placement_group, backgammon_group):
-        group.add_command(cmd)
-    from fastrate.cli.ladder import ladder_group
-    group.add_command(ladder_group)
+
+@click.command("systems")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Machine-readable output instead of the readable list.")
+def systems_command(fmt: str | None) -> None:
+    """List the registered rating systems: name, data, presets and state columns.
+
+    \b
+    Examples:
+      fastrate systems
+      fastrate systems --format json
+    """
+    from fastrate import systems
+
+    rows = []
+    for name in systems.names():
+        entry = systems.get(name)
+        rows.append({"system": name, "data": entry.data,
+                     "presets": " ".join(systems.presets(name)),
+                     "state": " ".join(entry.state_names()),
+                     "period_based": entry.period_based, "summary": entry.summary})
+    if fmt is not None:
+        emit({k: [r[k] for r in rows] for k in rows[0]}, None, fmt)
+        return
+    for r in rows:
+        presets = f"; presets: {r['presets']}" if r["presets"] else ""
+        click.echo(f"{r['system']:<11} {r['summary']}")
+        click.echo(f"{'':<11} rates {r['data']}{presets}; state: {r['state']}")
+

@@ -64,9 +64,9 @@ def table_command(max_gap, min_gap, cost_ratio, elo_step, rank, base_cost, outpu
     table = information.cost_bits_table(range(min_gap, max_gap + 1), cost_ratio=cost_ratio,
                                         elo_step=elo_step, rank=rank, base_cost=base_cost)
     if output is not None or fmt is not None:
-        from fastrate.cli.commands import _emit
+        from fastrate.cli._common import emit
 
-        _emit(table, output, fmt)
+        emit(table, output, fmt)
         if output is None:
             return
     r4 = information.round_half_up
@@ -169,9 +169,9 @@ def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, 
                               seed_games=seeded, n_points=points, start=start)
     if output is not None or fmt is not None:
         # the table first: a failed -o leaves no plot behind
-        from fastrate.cli.commands import _emit
+        from fastrate.cli._common import emit
 
-        _emit(pairing.ladder_table(results), output, fmt)
+        emit(pairing.ladder_table(results), output, fmt)
     if plot is not None:
         pairing.plot(results, plot, title=f"{players} players, {games:,} games, {seeds} "
                      f"seed{'s' if seeds != 1 else ''}, {system}, start: {start}")

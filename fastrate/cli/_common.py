@@ -1,13 +1,17 @@
-"""Option decorators shared by the commands (input columns, output, progress)."""
+"""What every command group of the CLI shares (layer 5): the option decorators for
+input columns, output and progress, stage progress on stderr, the readable table and
+"write to -o or stdout". Command groups import this module and never each other."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 FORMATS = ("csv", "parquet", "json")
+
 
 
 def input_options(fn: Callable) -> Callable:
@@ -67,3 +71,72 @@ def output_options(fn: Callable) -> Callable:
     for opt in reversed(opts):
         fn = opt(fn)
     return fn
+
+
+class Progress:
+    """Stage progress on stderr (tqdm), shown for long work or when asked."""
+
+    def __init__(self, stages: list[str], enabled: bool | None):
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=len(stages), file=sys.stderr, leave=False,
+                            bar_format="{desc:<28} {bar} {n_fmt}/{total_fmt} [{elapsed}]")
+        self.stages = stages
+        self.i = 0
+        self._show()
+
+    def _show(self) -> None:
+        if self.bar is not None and self.i < len(self.stages):
+            self.bar.set_description_str(self.stages[self.i])
+
+    def step(self) -> None:
+        self.i += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            self._show()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def format_table(columns: dict[str, Any], n: int, title: str) -> str:
+    """A readable fixed-width table of the first n rows (columns already sorted)."""
+    import numpy as np
+
+    heads = ["#", *columns.keys()]
+    rows = []
+    for i in range(min(n, len(next(iter(columns.values()))))):
+        row = [str(i + 1)]
+        for k, v in columns.items():
+            x = v[i]
+            if isinstance(x, (float, np.floating)):
+                row.append(f"{x:.1f}" if k in ("rating", "rd") else f"{x:.4g}")
+            else:
+                row.append(str(x))
+        rows.append(row)
+    widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h)
+              for j, h in enumerate(heads)]
+    numeric = [j == 0 or k not in ("player", "system") for j, k in enumerate(heads)]
+
+    def fmt(cells):
+        return "  ".join(c.rjust(w) if num else c.ljust(w)
+                         for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+    lines = ([title] if title else []) + [fmt(heads), fmt(["-" * w for w in widths])]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+def emit(table, output: str | None, fmt: str | None) -> None:
+    from fastrate.io.tables import write_table
+
+    if output is not None:
+        write_table(table, output, fmt)
+    else:
+        write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
+        sys.stdout.flush()
