@@ -8,7 +8,7 @@ Stages (one process, after a warm-up run of the same pipeline on a 100k-result f
 so Numba's cached kernels are loaded and the timings are of the work itself):
 
 1. **read**: the Parquet file into a pyarrow Table (:func:`fastrate.io.tables.read_table`);
-2. **boards**: :func:`fastrate.bridge.boards_from_table` with 3-day rating periods
+2. **boards**: :func:`fastrate.data.boards.boards_from_table` with 3-day rating periods
    (group by (event, board), intern the players, order boards in time, check seats);
 3. **cross-IMPs**: ``boards.score("cross-imps")``;
 4. **bridge Elo**: ``bridge_elo.rate(boards, BridgeEloConfig(), scores=...)`` (the
@@ -51,7 +51,7 @@ def pipeline(path: Path, period: str = "3d", elo: bool = True) -> dict[str, Any]
     """Run the stages on ``path``; seconds per stage and the sizes."""
     import pyarrow as pa
 
-    from fastrate.bridge import boards_from_table
+    from fastrate.data.boards import boards_from_table
     from fastrate.io.tables import read_table
 
     out: dict[str, Any] = {}

@@ -22,8 +22,8 @@ _LAZY = {
     "Ratings": "fastrate.data",
     "PlayerIndex": "fastrate.data",
     "bucket_periods": "fastrate.data",
-    "Boards": "fastrate.bridge.boards",
-    "read_boards": "fastrate.bridge.boards",
+    "Boards": "fastrate.data.boards",
+    "read_boards": "fastrate.io.boards",
     # io
     "read_games": "fastrate.io.tables",
     "read_matches": "fastrate.io.matches",
@@ -76,7 +76,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics, systems
     from fastrate._warmup import warmup
-    from fastrate.bridge.boards import Boards, read_boards
+    from fastrate.data.boards import Boards
+    from fastrate.io.boards import read_boards
     from fastrate.data import Games, Matches, PlayerIndex, Ratings, bucket_periods
     from fastrate.datasets import example_path, load_example
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError

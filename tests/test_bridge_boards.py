@@ -365,7 +365,7 @@ def test_signed_results_in_a_csv_stay_relative(tmp_path):
     would infer integers and lose the sign)."""
     import gzip
 
-    from fastrate.bridge.boards import read_boards
+    from fastrate.io.boards import read_boards
 
     text = ("board,north,south,east,west,contract,declarer,Result\n"
             "1,a,b,c,d,4H,N,+1\n1,e,f,g,h,4H,N,+2\n2,a,b,c,d,3NT,S,9\n2,e,f,g,h,3NT,S,-1\n")

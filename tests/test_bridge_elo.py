@@ -637,7 +637,7 @@ def test_cli_rate_writes_table_and_prints_top(results_csv: Path, tmp_path: Path)
     assert "field" in res.stdout and res.stdout.count("\n") >= 7
     assert "component" in res.stderr
     # the same numbers as the API with 3-day periods
-    from fastrate.bridge.boards import read_boards
+    from fastrate.io.boards import read_boards
 
     r = be.rate(read_boards(results_csv, period="3d"))
     assert sorted(ratings.tolist(), reverse=True) == pytest.approx(
@@ -775,7 +775,7 @@ def test_cli_partnerships_round_trip(tmp_path: Path):
         "--initial-partnerships", str(tmp_path / "p1.csv"), "-o", str(tmp_path / "r2.csv"))
     import pyarrow.csv as pcsv
 
-    from fastrate.bridge.boards import read_boards
+    from fastrate.io.boards import read_boards
 
     both = pa.concat_tables([pcsv.read_csv(p) for p in paths])
     write_table(both, tmp_path / "all.csv")

@@ -67,7 +67,7 @@ def contract_command(contract, vulnerable, board, declarer) -> None:
 
 def _read_travellers(file, input_format):
     """Boards from a PBN file, or from a CSV/Parquet/JSON table of travellers."""
-    from fastrate.bridge.boards import read_boards
+    from fastrate.io.boards import read_boards
 
     return read_boards(file, format=input_format)
 

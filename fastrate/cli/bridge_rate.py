@@ -31,7 +31,7 @@ def _default_period(path: str, input_format: str | None) -> str | None:
     """3-day periods when the file has a time column (read from its header/schema)."""
     from pathlib import Path
 
-    from fastrate.bridge.boards import _BOARD_COLUMNS
+    from fastrate.data.boards import BOARD_COLUMNS
     from fastrate.errors import InputError
     from fastrate.io.tables import column_names, format_of
 
@@ -46,13 +46,13 @@ def _default_period(path: str, input_format: str | None) -> str | None:
     if names is None:
         return "auto"
     lower = {c.lower() for c in names}
-    return "3d" if lower & set(_BOARD_COLUMNS["time"]) else None
+    return "3d" if lower & set(BOARD_COLUMNS["time"]) else None
 
 
 def _read(path: str, period: str | None, input_format: str | None):
     """Boards from FILE; ``period="auto"``: 3d, or none when the file has no time."""
-    from fastrate.bridge.boards import read_boards
     from fastrate.errors import InputError
+    from fastrate.io.boards import read_boards
 
     if period != "auto":
         return read_boards(path, format=input_format, period=period), period
@@ -201,7 +201,7 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
     import pyarrow as pa
 
     from fastrate.bridge import bridge_elo as be
-    from fastrate.cli.commands import _emit, _format_table
+    from fastrate.cli._common import emit, format_table
 
     config = be.BridgeEloConfig(
         k=k, cap=None if no_cap else cap, draw_margin=draw_margin, model=model,
@@ -266,7 +266,7 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
         files.append((table, targets["-o/--output"]))
     _write_all(files)
     if output is None and fmt is not None:
-        _emit(table, None, fmt)
+        emit(table, None, fmt)
     to_err = output is None and fmt is not None
     if top > 0 and (output is not None or fmt is None):
         cols = {c: v for c, v in ratings.columns().items() if c != "last_period"}
@@ -275,7 +275,7 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
         title = (f"bridge elo ({config.label()}): {ratings.n_rated:,} of "
                  f"{boards.n_results:,} results rated, {len(ratings):,} {who} ({file}); "
                  f"top {min(top, len(ratings))}")
-        click.echo(_format_table(cols, top, title), err=to_err)
+        click.echo(format_table(cols, top, title), err=to_err)
     if ev is not None:
         click.echo(("\n" if top > 0 else "") + str(ev), err=to_err)
     if output is not None:

@@ -1,5 +1,5 @@
 """PBN (Portable Bridge Notation 2.x) import: games, their tags and tables, and the table
-results of the boards as :class:`fastrate.bridge.Boards`.
+results of the boards as :class:`fastrate.data.boards.Boards`.
 
 What is read (PBN 2.1, chapters 2-5):
 
@@ -52,6 +52,13 @@ from typing import Any
 import numpy as np
 
 from fastrate._validate import Source
+from fastrate.data._contract import (
+    BOARD_VULNERABILITY,
+    VULNERABILITY_CODES,
+    parse_contract,
+    score_contract,
+)
+from fastrate.data.boards import ARTIFICIAL_CODES, Boards
 from fastrate.errors import InputError
 
 __all__ = ["PbnColumn", "PbnTable", "PbnGame", "PbnResults", "parse_pbn", "read_pbn",
@@ -104,10 +111,8 @@ _NO_DATA = frozenset({b"Event", b"Site", b"Date", b"Board", b"West", b"North", b
                       b"VisitTeam", b"Round", b"DealId"})
 _WHITESPACE = np.zeros(256, dtype=np.bool_)
 _WHITESPACE[[9, 10, 11, 12, 13, 32]] = True
-_VUL = {"NONE": 0, "LOVE": 0, "-": 0, "NS": 1, "EW": 2, "ALL": 3, "BOTH": 3}
-_BOARD_VUL = (0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2)
-_ARTIFICIAL = {"A+": 1, "AVE+": 1, "AVG+": 1, "A": 2, "AVE": 2, "AVG": 2, "A=": 2,
-               "A-": 3, "AVE-": 3, "AVG-": 3}
+#: the artificial codes a '^'-marked cell may spell (words; '^60' is a number)
+_ARTIFICIAL = {k: v for k, v in ARTIFICIAL_CODES.items() if k[:1].isalpha()}
 _NUMBER = r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$"
 
 
@@ -817,7 +822,7 @@ class _PbnSource(Source):
 class PbnResults:
     """The table results of a PBN file.
 
-    ``boards`` (:class:`~fastrate.bridge.Boards`; its input rows are the table results in
+    ``boards`` (:class:`~fastrate.data.boards.Boards`; its input rows are the table results in
     file order, a ScoreTable row with Multiplicity m giving m rows) and ``table``, a
     pyarrow Table with one row per input row of ``boards``: ``game`` (index into
     ``games``), ``line``, ``event``, ``board``, ``origin`` (``ScoreTable`` or ``tags``),
@@ -865,12 +870,12 @@ class _Rows:
 
 def _game_vulnerability(g: PbnGame) -> int:
     v = g.get("Vulnerable").strip().upper()
-    if v in _VUL:
-        return _VUL[v]
+    if v in VULNERABILITY_CODES:
+        return VULNERABILITY_CODES[v]
     if v == "":
         b = g.get("Board").strip()
         if b.isdigit() and int(b) > 0:
-            return _BOARD_VUL[(int(b) - 1) % 16]
+            return BOARD_VULNERABILITY[(int(b) - 1) % 16]
         raise InputError(f"the game at {g.where()} needs its vulnerability to score its "
                          "contract: no [Vulnerable] tag and no board number")
     raise InputError(f"tag [Vulnerable] must be None, NS, EW or All (or Love, -, Both); "
@@ -886,8 +891,6 @@ def _contract_points(contract: str, declarer: str, tricks: str, vul: int,
                      what: str) -> float | None:
     """NS points of a contract, its declarer, the tricks declarer took (or ``NS k`` /
     ``EW k``) and the vulnerability code; None when the result is unknown."""
-    from fastrate.bridge.contract import parse_contract, score_contract
-
     c = contract.strip()
     if c in ("", "?", "-"):
         return None
@@ -1135,45 +1138,71 @@ def read_pbn_results(path: Any, *, period: Any = None, by_match: bool = True) ->
     return _results(_parse(data, name, ["ScoreTable"]), period, by_match)
 
 
-def read_pbn_boards(path: Any, period: Any = None, *, by_match: bool = True):
-    """The table results of a PBN file as :class:`fastrate.bridge.Boards` (see
+def read_pbn_boards(path: Any, period: Any = None, *, by_match: bool = True) -> Boards:
+    """The table results of a PBN file as :class:`~fastrate.data.boards.Boards` (see
     :func:`read_pbn_results`; rows skipped are counted in ``Boards.dropped``)."""
     return read_pbn_results(path, period=period, by_match=by_match).boards
 
 
 def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
-    import pyarrow as pa
-
-    from fastrate.bridge.boards import Boards
-
+    """The steps of :func:`read_pbn_results`, one function each: identify each game's
+    board, pick each board's traveller, collect the rows of ScoreTables and of game
+    tags, count the rows skipped, decide who identifies the tables, expand
+    Multiplicity into one row per table result, and build the Boards and the table."""
     games = parsed.games
-    lines = parsed.lines
-    name = parsed.name
     if not games:
-        raise InputError(f"no games in {name}: a PBN file has tag pairs such as "
+        raise InputError(f"no games in {parsed.name}: a PBN file has tag pairs such as "
                          "[Board \"1\"]")
-    where = _row_where(lines)
-    has_table = np.array(["ScoreTable" in g.tables for g in games], dtype=np.bool_)
-    teams = np.array([by_match and not has_table[i] and _known(g.get("HomeTeam"))
-                      and _known(g.get("VisitTeam")) for i, g in enumerate(games)])
-    labels = [_label(g, bool(teams[i])) for i, g in enumerate(games)]
-    boards_tag = []
-    for g in games:
-        b = g.get("Board").strip()
-        if not b or b == "?":
-            raise InputError(f"the game at {g.where()} has no [Board] tag: a table result "
-                             "needs its board (Event and Board identify it)")
-        boards_tag.append(b)
-    key = list(zip(labels, boards_tag))
-    vul_cache: dict[int, int] = {}
-
-    def vul_of(g: PbnGame) -> int:
-        if g.index not in vul_cache:
-            vul_cache[g.index] = _game_vulnerability(g)
-        return vul_cache[g.index]
-
+    keys = _GameKeys(games, by_match)
     drops: list[tuple[str, int, int]] = []  # (reason, count, first line)
-    # the first ScoreTable of each board is its traveller
+    used, tag_games = _travellers(games, keys, drops)
+    where = _row_where(parsed.lines)
+    parts = _collect_rows(parsed, keys, used, tag_games, where)
+    _count_skipped(parts, drops)
+    participants, with_pairs = _who(parts, where)
+    rows = _Expanded(parts, drops, parsed.name)
+    board, event = _board_ids(rows, keys)
+    boards = _build_boards(rows, board, event if any(keys.labels) else None, games,
+                           participants, with_pairs, period, parsed.name)
+    dropped = tuple((reason, count, parsed.lines.at_line(line))
+                    for reason, count, line in drops)
+    boards = dataclasses.replace(boards, dropped=dropped + boards.dropped)
+    return PbnResults(boards, _results_table(rows, board, event), games, participants)
+
+
+class _GameKeys:
+    """The board of every game: its event label and Board tag (``key``), whether it has
+    a ScoreTable and whether it is a team game scored by match."""
+
+    def __init__(self, games: list[PbnGame], by_match: bool):
+        self.has_table = np.array(["ScoreTable" in g.tables for g in games], dtype=np.bool_)
+        teams = [by_match and not self.has_table[i] and _known(g.get("HomeTeam"))
+                 and _known(g.get("VisitTeam")) for i, g in enumerate(games)]
+        self.labels = [_label(g, bool(teams[i])) for i, g in enumerate(games)]
+        self.boards = []
+        for g in games:
+            b = g.get("Board").strip()
+            if not b or b == "?":
+                raise InputError(f"the game at {g.where()} has no [Board] tag: a table "
+                                 "result needs its board (Event and Board identify it)")
+            self.boards.append(b)
+        self.key = list(zip(self.labels, self.boards))
+        self._vul: dict[int, int] = {}
+
+    def vulnerability(self, g: PbnGame) -> int:
+        """The game's vulnerability code (read once per game)."""
+        if g.index not in self._vul:
+            self._vul[g.index] = _game_vulnerability(g)
+        return self._vul[g.index]
+
+
+def _travellers(games: list[PbnGame], keys: _GameKeys, drops: list
+                ) -> tuple[np.ndarray, list[int]]:
+    """The first ScoreTable of each board is its traveller: returns which games' tables
+    are used, and the games whose tags give a result (boards without a ScoreTable).
+    Repeated ScoreTables and game results already in a traveller are counted in
+    ``drops``."""
+    has_table, key = keys.has_table, keys.key
     owner: dict[tuple[str, str], int] = {}
     for i in np.flatnonzero(has_table).tolist():
         owner.setdefault(key[i], i)
@@ -1191,9 +1220,19 @@ def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
                       "ScoreTable is used)", repeated_rows, repeated_line))
     covered = [i for i in range(len(games)) if not has_table[i] and key[i] in owner]
     if covered:
+        g = games[covered[0]]
         drops.append(("game result already in its board's ScoreTable", len(covered),
-                      games[covered[0]].line_of("Score") if "Score" in games[covered[0]]
-                      else games[covered[0]].line))
+                      g.line_of("Score") if "Score" in g else g.line))
+    tag_games = [i for i in range(len(games)) if not has_table[i] and key[i] not in owner]
+    return used, tag_games
+
+
+def _collect_rows(parsed: _Parsed, keys: _GameKeys, used: np.ndarray, tag_games: list[int],
+                  where: Any) -> list[_Rows]:
+    """The rows of the used ScoreTables (one part per group of tables that share a
+    column specification) and one row per game scored by its tags."""
+    games = parsed.games
+    keys_vul = keys.vulnerability
     vul = np.zeros(len(games), dtype=np.int64)
     parts: list[_Rows] = []
     for grp in parsed.groups:
@@ -1205,24 +1244,32 @@ def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
         if "Score_NS" not in grp.columns and "Score_EW" not in grp.columns:
             for gi, _ in grp.tables:
                 if used[gi]:
-                    vul[gi] = vul_of(games[gi])
+                    vul[gi] = keys_vul(games[gi])
         parts.append(_table_rows(grp, g_used, games, vul, where))
-    tag_games = [i for i in range(len(games)) if not has_table[i] and key[i] not in owner]
     if tag_games:
-        parts.append(_tag_rows(games, tag_games, vul_of))
-    # skipped rows
-    for p, reason in ((p, "ScoreTable row without a score ('-' or '?')" if p.from_table
-                       else "game without a result (no [Score], no [Contract] with "
-                            "[Result])") for p in parts):
+        parts.append(_tag_rows(games, tag_games, keys_vul))
+    return parts
+
+
+def _count_skipped(parts: list[_Rows], drops: list) -> None:
+    """Rows without a result, and ScoreTable rows that stand for no table."""
+    for p in parts:
         miss = ~p.keep
         if miss.any():
+            reason = ("ScoreTable row without a score ('-' or '?')" if p.from_table
+                      else "game without a result (no [Score], no [Contract] with [Result])")
             drops.append((reason, int(miss.sum()), int(p.line[np.argmax(miss)])))
     for p in parts:
         zero = p.keep & (p.mult == 0)
         if zero.any():
             drops.append(("ScoreTable row with Multiplicity 0 (it stands for no table)",
                           int(zero.sum()), int(p.line[np.argmax(zero)])))
-    # participants: the same kind for every row
+
+
+def _who(parts: list[_Rows], where: Any) -> tuple[str, bool]:
+    """What identifies the tables, the same for every row: ``"players"``, ``"pairs"``
+    or ``"none"``; and whether every part names pairs (then a row must stand for one
+    table)."""
     kept = [p for p in parts if p.keep.any()]
     if kept and all(p.seats is not None for p in kept):
         participants = "players"
@@ -1239,96 +1286,144 @@ def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
                 raise InputError(f"a ScoreTable row that names its pairs must stand for one "
                                  f"table; found Multiplicity {int(p.mult[i])} at "
                                  f"{where(p.line[i])}")
-    # one input row per table result, in file order
-    game = np.concatenate([p.game for p in parts]) if parts else np.zeros(0, np.int64)
-    order = np.argsort(game, kind="stable")
+    return participants, with_pairs
 
-    def cat(get: Any, fill: Any) -> np.ndarray:
+
+class _Expanded:
+    """One input row per table result, in file order: a ScoreTable row with
+    Multiplicity m becomes m rows (``copy`` 0..m-1). ``numbers`` and ``text`` gather a
+    per-row column of the parts into that order."""
+
+    def __init__(self, parts: list[_Rows], drops: list, name: str):
+        import pyarrow as pa
+
+        self.parts = parts
+        game = np.concatenate([p.game for p in parts]) if parts else np.zeros(0, np.int64)
+        self.order = np.argsort(game, kind="stable")
+        keep = self._cat(lambda p: p.keep & (p.mult > 0), False)
+        mult = np.where(keep, self._cat(lambda p: p.mult, 1), 0)
+        self.rep = np.repeat(np.arange(keep.shape[0]), mult)
+        n = self.rep.shape[0]
+        if n == 0:
+            why = "; ".join(f"{c} {r}" for r, c, _ in drops) or "no ScoreTable and no [Score]"
+            raise InputError(f"no table results in {name}: {why}")
+        self.rows = self.order[self.rep]  # row of the concatenated parts of every result
+        self._take = pa.array(self.rows)
+        starts = np.cumsum(mult) - mult
+        self.copy = np.arange(n, dtype=np.int64) - starts[self.rep]
+        self.multiplicity = mult[self.rep]
+        self.game = game[self.rows]
+        self.line = self.numbers(lambda p: p.line, 0)
+        self.ns = self.numbers(lambda p: p.ns, np.nan)
+        self.artificial = self.numbers(lambda p: p.artificial, 0)
+
+    def _cat(self, get: Any, fill: Any) -> np.ndarray:
+        """A per-row column of the parts, in file order (one row per ScoreTable row)."""
         return np.concatenate([get(p) if get(p) is not None else np.full(p.n, fill)
-                               for p in parts])[order]
+                               for p in self.parts])[self.order]
 
-    keep = cat(lambda p: p.keep & (p.mult > 0), False)
-    mult = np.where(keep, cat(lambda p: p.mult, 1), 0)
-    rep = np.repeat(np.arange(keep.shape[0]), mult)
-    n = rep.shape[0]
-    if n == 0:
-        why = "; ".join(f"{c} {r}" for r, c, _ in drops) or "no ScoreTable and no [Score]"
-        raise InputError(f"no table results in {name}: {why}")
-    rows = order[rep]  # row of the concatenated parts of every table result
-    take = pa.array(rows)
+    def numbers(self, get: Any, fill: Any) -> np.ndarray:
+        """A per-row NumPy column of the parts, one row per table result."""
+        return self._cat(get, fill)[self.rep]
 
-    def text(get: Any) -> Any:
+    def text(self, get: Any) -> Any:
+        """A per-row Arrow string column of the parts, one row per table result."""
+        import pyarrow as pa
+
         arrays = [get(p) if get(p) is not None else pa.nulls(p.n, pa.string())
-                  for p in parts]
-        return (pa.concat_arrays(arrays) if len(arrays) > 1 else arrays[0]).take(take)
+                  for p in self.parts]
+        return (pa.concat_arrays(arrays) if len(arrays) > 1 else arrays[0]).take(self._take)
 
-    starts = np.cumsum(mult) - mult
-    copy = np.arange(n, dtype=np.int64) - starts[rep]
-    game = game[rows]
-    row_line = cat(lambda p: p.line, 0)[rep]
-    ns = cat(lambda p: p.ns, np.nan)[rep]
-    art = cat(lambda p: p.artificial, 0)[rep]
+    def given(self, get: Any) -> bool:
+        return any(get(p) is not None for p in self.parts)
+
+
+def _board_ids(rows: _Expanded, keys: _GameKeys) -> tuple[Any, Any]:
+    """The board of every result (int64 numbers when every Board tag is a number, else
+    Arrow strings) and its event label (Arrow dictionary)."""
+    import pyarrow as pa
+
     uniq: dict[str, int] = {}
-    label_code = np.array([uniq.setdefault(lb, len(uniq)) for lb in labels], dtype=np.int32)
-    ev = pa.DictionaryArray.from_arrays(pa.array(label_code[game]),
-                                        pa.array(list(uniq), pa.string()))
-    if all(b.isdigit() for b in boards_tag):
-        board: Any = np.array([int(b) for b in boards_tag], dtype=np.int64)[game]
+    label_code = np.array([uniq.setdefault(lb, len(uniq)) for lb in keys.labels],
+                          dtype=np.int32)
+    event = pa.DictionaryArray.from_arrays(pa.array(label_code[rows.game]),
+                                           pa.array(list(uniq), pa.string()))
+    if all(b.isdigit() for b in keys.boards):
+        board: Any = np.array([int(b) for b in keys.boards], dtype=np.int64)[rows.game]
     else:
-        board = pa.array(boards_tag, pa.string()).take(pa.array(game))
-    src = _PbnSource(name, columns=(("ns_score", "Score_NS"),), row_lines=row_line)
+        board = pa.array(keys.boards, pa.string()).take(pa.array(rows.game))
+    return board, event
+
+
+def _build_boards(rows: _Expanded, board: Any, event: Any, games: list[PbnGame],
+                  participants: str, with_pairs: bool, period: Any, name: str) -> Boards:
+    """:meth:`Boards.from_arrays` of the results: players or pairs, the games' times and
+    the rating periods (a length, or the name of a tag that labels them)."""
+    src = _PbnSource(name, columns=(("ns_score", "Score_NS"),), row_lines=rows.line)
     kwargs: dict[str, Any] = {}
     if participants == "players":
         for j, seat in enumerate(("north", "south", "east", "west")):
-            kwargs[seat] = text(lambda p, j=j: p.seats[j] if p.seats else None)
+            kwargs[seat] = rows.text(lambda p, j=j: p.seats[j] if p.seats else None)
     if with_pairs:
-        kwargs["ns_pair"] = text(lambda p: p.ns_pair)
-        kwargs["ew_pair"] = text(lambda p: p.ew_pair)
+        kwargs["ns_pair"] = rows.text(lambda p: p.ns_pair)
+        kwargs["ew_pair"] = rows.text(lambda p: p.ew_pair)
     time = _times(games)
     if time is not None:
-        kwargs["time"] = time[game]
+        kwargs["time"] = time[rows.game]
     if period is not None:
-        if isinstance(period, str) and any(period in g.tags for g in games):
-            kwargs["period"] = np.array([g.get(period) for g in games], dtype=object)[game]
-        else:
-            if time is None:
-                bad = next(g for g in games if not _date_known(g))
-                raise InputError(f"period {period!r} is a length, which needs the date of "
-                                 f"every game; the game at {bad.where('Date')} has Date "
-                                 f"{bad.get('Date')!r} (give dates as YYYY.MM.DD, or a tag "
-                                 "name such as period='Round')")
-            kwargs["period"] = period
+        kwargs["period"] = _period(games, period, time, rows.game)
+    art = rows.artificial
     try:
-        boards = Boards.from_arrays(board, ns, event=ev if any(labels) else None,
-                                    artificial=art if art.any() else None, source=src,
-                                    anonymous=participants == "none", **kwargs)
+        return Boards.from_arrays(board, rows.ns, event=event,
+                                  artificial=art if art.any() else None, source=src,
+                                  anonymous=participants == "none", **kwargs)
     except InputError as exc:
         if isinstance(period, str) and str(exc).startswith("unknown period"):
             raise InputError(f"{exc}; or the name of a tag that labels the periods, but no "
                              f"game of {name} has a [{period}] tag") from None
         raise
-    dropped = tuple((reason, count, lines.at_line(line)) for reason, count, line in drops)
-    boards = dataclasses.replace(boards, dropped=dropped + boards.dropped)
-    origin = np.where(cat(lambda p: np.full(p.n, p.from_table), False)[rep], 0, 1)
+
+
+def _period(games: list[PbnGame], period: Any, time: np.ndarray | None,
+            game: np.ndarray) -> Any:
+    """``period`` for :meth:`Boards.from_arrays`: the values of the tag it names, or the
+    length itself (which needs every game's date)."""
+    if isinstance(period, str) and any(period in g.tags for g in games):
+        return np.array([g.get(period) for g in games], dtype=object)[game]
+    if time is None:
+        bad = next(g for g in games if not _date_known(g))
+        raise InputError(f"period {period!r} is a length, which needs the date of every "
+                         f"game; the game at {bad.where('Date')} has Date "
+                         f"{bad.get('Date')!r} (give dates as YYYY.MM.DD, or a tag name "
+                         "such as period='Round')")
+    return period
+
+
+def _results_table(rows: _Expanded, board: Any, event: Any) -> Any:
+    """:attr:`PbnResults.table`: one row per result, with the file's own columns."""
+    import pyarrow as pa
+
+    from_table = rows.numbers(lambda p: np.full(p.n, p.from_table), False)
+    origin = np.where(from_table, 0, 1)
     cols: dict[str, Any] = {
-        "game": pa.array(game), "line": pa.array(row_line), "event": ev,
+        "game": pa.array(rows.game), "line": pa.array(rows.line), "event": event,
         "board": pa.array(board) if isinstance(board, np.ndarray) else board,
         "origin": pa.DictionaryArray.from_arrays(pa.array(origin.astype(np.int32)),
                                                  pa.array(["ScoreTable", "tags"])),
-        "multiplicity": pa.array(mult[rep]), "copy": pa.array(copy),
-        "ns_score": pa.array(ns),
-        "adjusted": pa.array(cat(lambda p: p.adjusted, False)[rep].astype(np.bool_)),
+        "multiplicity": pa.array(rows.multiplicity), "copy": pa.array(rows.copy),
+        "ns_score": pa.array(rows.ns),
+        "adjusted": pa.array(rows.numbers(lambda p: p.adjusted, False).astype(np.bool_)),
     }
-    if any(p.contract is not None for p in parts):
-        cols["contract"] = text(lambda p: p.contract)
-    if any(p.declarer is not None for p in parts):
-        cols["declarer"] = text(lambda p: p.declarer)
-    if any(p.tricks is not None for p in parts):
-        cols["tricks"] = pa.array(cat(lambda p: p.tricks, np.nan)[rep])
+    if rows.given(lambda p: p.contract):
+        cols["contract"] = rows.text(lambda p: p.contract)
+    if rows.given(lambda p: p.declarer):
+        cols["declarer"] = rows.text(lambda p: p.declarer)
+    if rows.given(lambda p: p.tricks):
+        cols["tricks"] = pa.array(rows.numbers(lambda p: p.tricks, np.nan))
     for c in SCORE_COLUMNS:
-        if any(c in p.scores for p in parts):
-            cols[c] = pa.array(cat(lambda p, c=c: p.scores.get(c), np.nan)[rep])
-    return PbnResults(boards, pa.table(cols), games, participants)
+        if any(c in p.scores for p in rows.parts):
+            cols[c] = pa.array(rows.numbers(lambda p, c=c: p.scores.get(c), np.nan))
+    return pa.table(cols)
 
 
 def _date_known(g: PbnGame) -> bool:
