@@ -1,7 +1,7 @@
 """The interactive examples (``>>>``) in the package's docstrings run and print what they
-say (as tests/test_docs.py does for the docs pages). Kernels' docstrings are included:
-a Numba dispatcher is no function to :mod:`doctest`, so its Python function is searched.
-Examples that need files carry ``# doctest: +SKIP``."""
+say (as tests/test_docs.py does for the docs pages; kernels' docstrings too: doctest
+unwraps a Numba dispatcher to its Python function). Examples that need files carry
+``# doctest: +SKIP``."""
 
 from __future__ import annotations
 
@@ -30,14 +30,7 @@ def _doctests(name: str) -> list[doctest.DocTest]:
     with warnings.catch_warnings():  # an old path kept for a release may warn
         warnings.simplefilter("ignore", DeprecationWarning)
         module = importlib.import_module(name)
-    finder = doctest.DocTestFinder()
-    tests = finder.find(module, name)
-    for attr, value in sorted(vars(module).items()):
-        fn = getattr(value, "py_func", None)  # a kernel defined here
-        if fn is not None and fn.__module__ == name:
-            tests += finder.find(fn, f"{name}.{attr}", module=module,
-                                 globs=vars(module).copy())
-    return [t for t in tests if t.examples]
+    return [t for t in doctest.DocTestFinder().find(module, name) if t.examples]
 
 
 def test_modules_with_examples_are_found():
