@@ -150,6 +150,8 @@ def test_kernel_overrides_only_add_parallel():
 #: what marks code that runs in threads or depends on the thread count
 THREAD_MARKERS = {"prange", "ThreadPoolExecutor", "ProcessPoolExecutor", "Thread",
                   "get_num_threads", "set_num_threads", "get_thread_id"}
+#: parameters that choose a thread count
+THREAD_ARGUMENTS = {"threads", "n_threads", "num_threads", "n_jobs"}
 
 
 def _thread_users() -> dict[str, str]:
@@ -170,7 +172,8 @@ def _thread_users() -> dict[str, str]:
                 name = node.id if isinstance(node, ast.Name) else \
                     node.attr if isinstance(node, ast.Attribute) else None
                 parallel = isinstance(node, ast.keyword) and node.arg == "parallel"
-                if name in THREAD_MARKERS or parallel:
+                argument = isinstance(node, ast.arg) and node.arg in THREAD_ARGUMENTS
+                if name in THREAD_MARKERS or parallel or argument:
                     users[f"{_module_of(path)}.{qualname}"] = qualname.rsplit(".", 1)[-1]
                     break
     return users
