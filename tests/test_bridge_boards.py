@@ -377,3 +377,97 @@ def test_signed_results_in_a_csv_stay_relative(tmp_path):
         b = read_boards(p)
         # board 1 (NV): 4H+1 450, 4H+2 480; board 2 (NS vulnerable): 3NT= 600, 3NT-1 -100
         assert sorted(b.ns_score.tolist()) == [-100.0, 450.0, 480.0, 600.0]
+
+
+def test_old_paths_are_the_new_objects():
+    """Boards lives in fastrate.data.boards, read_boards in fastrate.io.boards; the old
+    names are the same objects (read_boards from the bridge package with a warning)."""
+    import fastrate
+    import fastrate.bridge
+    import fastrate.bridge.boards as old
+    from fastrate.data import boards as data_boards
+    from fastrate.io import boards as io_boards
+
+    assert old.Boards is data_boards.Boards is fastrate.Boards is fastrate.bridge.Boards
+    assert old.boards_from_table is data_boards.boards_from_table
+    assert fastrate.read_boards is io_boards.read_boards
+    for module in (old, fastrate.bridge):
+        with pytest.warns(DeprecationWarning, match=r"read_boards moved to "
+                                                    r"fastrate\.io\.boards\.read_boards"):
+            assert module.read_boards is io_boards.read_boards
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        old.nothing  # noqa: B018
+
+
+def _reference_components(n, rows, partners):
+    """Plain union-find over lists: the board graph joins every player of a board's
+    rows, the partnership graph each row's N-S and E-W; a partnership component is
+    identifiable when a 2-colouring fails (an odd cycle). Ids by smallest member."""
+    def labels(edges):
+        parent = list(range(n))
+
+        def find(x):
+            while parent[x] != x:
+                x = parent[x]
+            return x
+        for a, b in edges:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+        ids, out = {}, []
+        for x in range(n):
+            out.append(ids.setdefault(find(x), len(ids)))
+        return out
+    board_edges = [(p, q) for r in rows for p in r for q in r]
+    comp = labels(board_edges)
+    part = labels(partners)
+    colour = [None] * n
+    odd = [False] * (max(part) + 1 if part else 0)
+    adj = [[] for _ in range(n)]
+    for a, b in partners:
+        adj[a].append(b)
+        adj[b].append(a)
+    for s in range(n):
+        if colour[s] is None:
+            colour[s], stack = 0, [s]
+            while stack:
+                x = stack.pop()
+                for y in adj[x]:
+                    if colour[y] is None:
+                        colour[y] = 1 - colour[x]
+                        stack.append(y)
+                    elif colour[y] == colour[x]:
+                        odd[part[x]] = True
+    return comp, part, odd
+
+
+@given(st.lists(st.lists(st.permutations(list(range(8))).map(lambda p: p[:4]),
+                         min_size=1, max_size=3), min_size=1, max_size=6))
+def test_player_graphs_equal_a_plain_union_find(boards):
+    """One union-find pass gives the board and partnership components (and odd cycles)
+    of a plain reference, for random seatings (a player at most once per board)."""
+    from fastrate.data.boards import player_graphs
+
+    rows, board = [], []
+    for b, tables in enumerate(boards):
+        seen = set()
+        for t in tables:
+            if seen.isdisjoint(t):
+                seen.update(t)
+                rows.append(t)
+                board.append(b)
+    n = 8
+    seats = [np.array([r[j] for r in rows], dtype=np.int64) for j in range(4)]
+    offsets = np.searchsorted(np.array(board), np.arange(len(boards) + 1)).astype(np.int64)
+    g = player_graphs(offsets, n, *seats)
+    per_board = [sum((list(r) for r, bb in zip(rows, board) if bb == b), [])
+                 for b in range(len(boards))]
+    partners = [(r[0], r[1]) for r in rows] + [(r[2], r[3]) for r in rows]
+    comp, part, odd = _reference_components(n, per_board, partners)
+    assert g.component.tolist() == comp
+    assert g.partnership.tolist() == part
+    assert g.identifiable.tolist() == odd
+    played = sorted({p for r in rows for p in r})
+    assert g.n_components == len({comp[p] for p in played})
+    assert g.n_partnership_components == len({part[p] for p in played})
+    assert g.n_nonidentifiable == len({part[p] for p in played if not odd[part[p]]})

@@ -467,3 +467,23 @@ def test_cross_imps_every_path_on_large_boards():
     np.testing.assert_array_equal(r2.ns[~real], sc.ARTIFICIAL_IMPS[art[~real]])
     np.testing.assert_array_equal(r2.ew, -r2.ns)
     assert r2.n_real.tolist() == counts.tolist()
+
+
+def test_scoring_functions_take_validated_boards():
+    """Given Boards, the scoring functions go straight to the kernels and agree with
+    the same arrays passed raw (validated) and with Boards.score."""
+    from fastrate.data.boards import Boards
+
+    b = Boards.from_arrays([1, 1, 1, 2, 2], [420.0, -50.0, 450.0, 100.0, 140.0],
+                           ns_pair=["a", "c", "e", "a", "c"],
+                           ew_pair=["b", "d", "f", "b", "d"], artificial=[0, 0, 2, 0, 0])
+    raw = (b.board_offsets, b.ns_score, b.artificial)
+    for f, method in ((sc.cross_imps, "cross-imps"), (sc.butler_imps, "butler"),
+                      (sc.matchpoints, "matchpoints")):
+        got = f(b)
+        np.testing.assert_array_equal(got.ns, f(*raw[:2], artificial=raw[2]).ns)
+        np.testing.assert_array_equal(got.ns, b.score(method).ns)
+    with pytest.raises(InputError, match="give Boards alone"):
+        sc.cross_imps(b, b.ns_score)
+    with pytest.raises(InputError, match="ns_scores is missing"):
+        sc.cross_imps(b.board_offsets)

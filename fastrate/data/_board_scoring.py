@@ -133,12 +133,15 @@ def _bucket_value(cum, span, rank, qmin):
 
 
 @inline_kernel
-def _largest_board(offsets):
-    """The most results on one board (the size of the per-board scratch buffers)."""
+def _scratch(offsets):
+    """The per-run scratch of a scoring kernel: the running counts of the histogram
+    path, each row's bucket and a copy of a board's scores (both as long as the largest
+    board), and that length."""
     big = 0
     for b in range(offsets.shape[0] - 1):
         big = max(big, offsets[b + 1] - offsets[b])
-    return big
+    return (np.zeros(_MAX_SPAN, dtype=np.int64), np.empty(big, dtype=np.int64),
+            np.empty(big, dtype=np.float64), big)
 
 
 @inline_kernel
@@ -234,11 +237,8 @@ def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_r
     nk = thresholds.shape[0]
     plus = np.empty(nk, dtype=np.int64)
     minus = np.empty(nk, dtype=np.int64)
-    cum = np.zeros(_MAX_SPAN, dtype=np.int64)
     res = np.empty(_MAX_SPAN, dtype=np.float64)
-    big = _largest_board(offsets)
-    qb = np.empty(big, dtype=np.int64)
-    buf = np.empty(big, dtype=np.float64)
+    cum, qb, buf, big = _scratch(offsets)
     sres = np.empty(big, dtype=np.float64)
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]
@@ -311,11 +311,8 @@ def _butler_kernel(offsets, s, art, art_imps, drops, median, thresholds, ns, ew,
     counts. Partial sums of multiples of 10 are exact integers, so the sum equals the
     sorted one-by-one sum bit for bit. Other boards: a sorted copy, summed in order."""
     has_art = art.shape[0] > 0
-    cum = np.zeros(_MAX_SPAN, dtype=np.int64)
     res = np.empty(_MAX_SPAN, dtype=np.float64)
-    big = _largest_board(offsets)
-    qb = np.empty(big, dtype=np.int64)
-    buf = np.empty(big, dtype=np.float64)
+    cum, qb, buf, big = _scratch(offsets)
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]
         hi = offsets[b + 1]
@@ -386,10 +383,7 @@ def _matchpoints_kernel(offsets, s, art, art_percent, big_n, half, ns, ew, ns_pc
     Histogram path: ``2 * (results in lower buckets) + (results in the bucket - 1)``
     (equal multiples of 10 share a bucket, different ones do not)."""
     has_art = art.shape[0] > 0
-    cum = np.zeros(_MAX_SPAN, dtype=np.int64)
-    big = _largest_board(offsets)
-    qb = np.empty(big, dtype=np.int64)
-    buf = np.empty(big, dtype=np.float64)
+    cum, qb, buf, big = _scratch(offsets)
     smp = np.empty(big, dtype=np.float64)
     for b in range(offsets.shape[0] - 1):
         lo = offsets[b]

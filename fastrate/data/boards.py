@@ -61,7 +61,7 @@ from fastrate.data.players import PlayerIndex
 from fastrate.errors import InputError
 
 __all__ = ["Boards", "BOARD_COLUMNS", "ARTIFICIAL_CODES", "parse_artificial",
-           "boards_from_table", "PlayerGraphs", "player_graphs"]
+           "boards_from_table", "PlayerGraphs", "player_graphs", "to_input_order"]
 
 #: artificial-result codes (NS's side): 0 real, 1 average-plus, 2 average, 3 average-minus
 ARTIFICIAL_CODES = {"": 0, "0": 0, "A+": 1, "AVE+": 1, "AVG+": 1, "60": 1, "60%": 1,
@@ -1082,11 +1082,7 @@ class Boards:
 
     def to_input_order(self, values: np.ndarray) -> np.ndarray:
         """Per-row values in stored order -> input-row order (dropped rows get NaN)."""
-        n_in = int(self.order.max()) + 1 if self.order.shape[0] else 0
-        out = np.full(n_in, np.nan) if values.dtype.kind == "f" else np.zeros(
-            n_in, dtype=values.dtype)
-        out[self.order] = values
-        return out
+        return to_input_order(self.order, values)
 
     # -- scoring ------------------------------------------------------------------
 
@@ -1149,6 +1145,16 @@ class Boards:
 
     def with_scores(self, ns_score: np.ndarray) -> Boards:
         return dataclasses.replace(self, ns_score=require(ns_score, np.float64))
+
+
+def to_input_order(order: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Values of stored rows (``order``: the input row of each) in input-row order; input
+    rows that were not stored (dropped duplicates) get NaN, or 0 for other dtypes."""
+    n_in = int(order.max()) + 1 if order.shape[0] else 0
+    out = np.full(n_in, np.nan) if values.dtype.kind == "f" else np.zeros(
+        n_in, dtype=values.dtype)
+    out[order] = values
+    return out
 
 
 # ----------------------------------------------------------------------------------

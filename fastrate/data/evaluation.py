@@ -21,7 +21,7 @@ from fastrate.data.periods import period_starts
 from fastrate.data.results import Ratings
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
-__all__ = ["Evaluation", "NULL_LABEL", "burn_in_mask", "check_bins", "score_rows",
+__all__ = ["Evaluation", "NULL_LABEL", "burn_in_mask", "check_burn_in", "check_bins", "score_rows",
            "unique_labels"]
 
 
@@ -35,7 +35,7 @@ def burn_in_mask(games: Games, burn_in_periods: int) -> np.ndarray:
     if not isinstance(games, Games):
         raise InputTypeError(f"burn_in_mask() needs a fastrate.Games; got "
                              f"{type(games).__name__}")
-    k = _check_burn_in(burn_in_periods)
+    k = check_burn_in(burn_in_periods)
     mask = np.ones(games.n_games, dtype=np.bool_)
     if k == 0:
         return mask
@@ -49,7 +49,8 @@ def burn_in_mask(games: Games, burn_in_periods: int) -> np.ndarray:
     return mask
 
 
-def _check_burn_in(burn_in: Any) -> int:
+def check_burn_in(burn_in: Any) -> int:
+    """A burn-in, validated: a whole number of periods >= 0 (bridge Elo's too)."""
     if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
         raise ConfigError(f"burn_in must be a whole number of periods >= 0; got {burn_in!r}")
     return int(burn_in)
