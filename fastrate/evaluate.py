@@ -31,17 +31,20 @@ import numpy as np
 from fastrate import metrics as _metrics
 from fastrate._validate import as_float64, check_range
 from fastrate.data import Games, Ratings, period_starts
-from fastrate.data.evaluation import (
+from fastrate.data.evaluation import (  # NULL_LABEL, score_rows: re-exported (moved)
+    NULL_LABEL,
     Evaluation,
     burn_in_mask,
     check_bins,
+    score_rows,
     unique_labels,
 )
 from fastrate.errors import ConfigError, InputError, InputTypeError
 from fastrate.systems import REGISTRY, SystemSpec, parse_system, presets
 
 __all__ = ["SystemSpec", "parse_system", "presets", "burn_in_mask", "evaluate",
-           "evaluate_predictions", "Evaluation"]
+           "evaluate_predictions", "Evaluation", "NULL_LABEL", "check_bins", "score_rows",
+           "unique_labels"]
 
 
 def __getattr__(name: str) -> Any:
