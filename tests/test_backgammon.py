@@ -1,7 +1,6 @@
-"""Backgammon (fastrate.stats.backgammon, fastrate.cli.backgammon): the published FIBS
-table and examples, the error-rate formulas, Student's t quantiles, equivalence of the
-FIBS rating kernel with the slow reference (tests/reference/backgammon.py), and bad
-input."""
+"""Backgammon (fastrate.backgammon, fastrate.cli.backgammon): the error-rate formulas,
+gnubg's skill classes, Student's t quantiles, the CLI and bad input. The FIBS ratings
+are tested in tests/test_fibs.py."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import backgammon as ref
+from reference import fibs as ref
 
 from fastrate import backgammon as bg
 from fastrate.cli.backgammon import backgammon_group

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import backgammon as ref
+from reference import fibs as ref
 
 from fastrate import Games, fibs
 from fastrate import backgammon as bg

@@ -1,6 +1,6 @@
 """A slow, obviously-correct pure-Python FIBS rating, written from SPEC §5 and the FIBS
 ``help formula`` text only (not from the kernel), used as the oracle in
-tests/test_backgammon.py.
+tests/test_fibs.py.
 
 Players are dict keys; matches are ``(winner, loser, length)`` tuples in order. The
 formula is written the way FIBS states it: ``D = |r1 - r2|``,
