@@ -69,7 +69,16 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number, require
 from fastrate.data import PlayerIndex, Ratings
-from fastrate.data.evaluation import NULL_LABEL, Evaluation, check_bins, score_rows
+from fastrate.data._board_scoring import IMP_THRESHOLDS, imp_of
+from fastrate.data.boards import Boards, player_graphs, to_input_order
+from fastrate.data.evaluation import (
+    NULL_LABEL,
+    Evaluation,
+    check_bins,
+    check_burn_in,
+    score_rows,
+)
+from fastrate.data.periods import period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError, InputTypeError
 from fastrate.ratings._common import LN10, exp, records, select
@@ -216,18 +225,6 @@ def _margin_multiplier(mode, x, scale):
 
 
 @inline_kernel
-def _imps_of(diff, thresholds):
-    """IMPs of a point difference (the WBF scale, "at least the bound"), signed."""
-    ad = abs(diff)
-    c = 0
-    for t in range(thresholds.shape[0]):
-        if ad < thresholds[t]:
-            break
-        c += 1
-    return float(c) if diff >= 0 else -float(c)
-
-
-@inline_kernel
 def _table_value(count, bounds, values):
     """The value of the ``(upper bound, value)`` row for ``count``: the Elo module's K
     schedule by games (mode 1)."""
@@ -342,7 +339,7 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 if mov_mode != 0:
                     for j in range(i + 1, m):
                         m_delta[j] *= _margin_multiplier(
-                            mov_mode, _imps_of(si - sb[j], thresholds), mov_scale)
+                            mov_mode, imp_of(si - sb[j], thresholds), mov_scale)
                 for j in range(i + 1, m):
                     acc_ew[j] += m_delta[j]
                     acc_ns[j] -= m_delta[j]
@@ -463,7 +460,8 @@ def _partnership_ids_kernel(n, a, b, c, d, last, ns_pid, ew_pid):  # pragma: no 
                 vals[slot] = pid
                 if count == by_id.shape[0]:
                     grown = np.empty(2 * by_id.shape[0], dtype=np.int64)
-                    grown[:count] = by_id[:count]
+                    for i in range(count):  # not grown[:count] = ...: Numba compiles a
+                        grown[i] = by_id[i]  # slice copy's shape-error path (+2 s)
                     by_id = grown
                 by_id[count] = key
                 count += 1
@@ -485,117 +483,6 @@ def _partnership_ids_kernel(n, a, b, c, d, last, ns_pid, ew_pid):  # pragma: no 
             else:
                 ew_pid[r] = pid
     return by_id[:count].copy()
-
-
-# union-find records: one row of four int64 per player (32 bytes, so one cache miss
-# reaches both graphs' entries of a player)
-_UP = 0  #: parent in the board graph (-1: not seen)
-_PUP = 1  #: parent in the partnership graph
-_SIDE = 2  #: side (0/1) relative to the partnership parent; at a root: its odd flag
-
-
-@inline_kernel
-def _root(uf, x):
-    """Root of ``x`` in the board graph (path halving)."""
-    while uf[x, _UP] != x:
-        uf[x, _UP] = uf[uf[x, _UP], _UP]
-        x = uf[x, _UP]
-    return x
-
-
-@inline_kernel
-def _root_side(uf, x):
-    """Root of ``x`` in the partnership graph and x's side (0/1) relative to it (path
-    halving, carrying the sides along; a root's side slot holds its odd flag)."""
-    s = 0
-    while True:
-        u = uf[x, _PUP]
-        if u == x:
-            return x, s
-        top = uf[u, _PUP]
-        if top == u:
-            return u, s ^ uf[x, _SIDE]
-        s2 = uf[x, _SIDE] ^ uf[u, _SIDE]
-        uf[x, _SIDE] = s2
-        uf[x, _PUP] = top
-        s ^= s2
-        x = top
-
-
-@inline_kernel
-def _join_partners(uf, x, y):
-    """Partners ``x`` and ``y`` sit on opposite sides: union them (the larger root
-    under the smaller), or flag an odd cycle when they are already on the same side of
-    one component. A partnership seen before usually still has one partner as the
-    other's parent: nothing more to read. A unit rated alone (``x == y``) is no
-    partnership."""
-    if x == y:
-        return
-    if (uf[y, _PUP] == x and uf[y, _SIDE] == 1) or (uf[x, _PUP] == y and uf[x, _SIDE] == 1):
-        return
-    rx, sx = _root_side(uf, x)
-    ry, sy = _root_side(uf, y)
-    if rx == ry:
-        if sx == sy:
-            uf[rx, _SIDE] = 1
-        return
-    if ry < rx:
-        rx, ry = ry, rx
-    if uf[ry, _SIDE] != 0:
-        uf[rx, _SIDE] = 1
-    uf[ry, _PUP] = rx
-    uf[ry, _SIDE] = sx ^ sy ^ 1
-
-
-@kernel
-def _components_kernel(offsets, north, south, east, west, uf, out):  # pragma: no cover - jit
-    """Components of the board graph (players joined by playing one board; ``out[0]``)
-    and of the partnership graph (``out[1]``; ``out[2]``: those without an odd cycle),
-    over the players who appear. ``uf``: (n_players, 4) int64 scratch, column ``_UP``
-    -1. Union-find with path halving; once the players seen so far form one board
-    component, a row of known players is skipped after four reads, and a partnership
-    seen before usually costs no more."""
-    n_comp = 0
-    for g in range(offsets.shape[0] - 1):
-        lo = offsets[g]
-        root = -1
-        for r in range(lo, offsets[g + 1]):
-            fresh = False
-            for j in range(4):
-                q = north[r] if j == 0 else (south[r] if j == 1 else (
-                    east[r] if j == 2 else west[r]))
-                if uf[q, _UP] < 0:
-                    uf[q, _UP] = q
-                    uf[q, _PUP] = q
-                    uf[q, _SIDE] = 0
-                    n_comp += 1
-                    fresh = True
-            if fresh or n_comp > 1:
-                if root < 0:
-                    root = _root(uf, north[lo])
-                for j in range(4):
-                    q = north[r] if j == 0 else (south[r] if j == 1 else (
-                        east[r] if j == 2 else west[r]))
-                    rq = _root(uf, q)
-                    if rq < root:
-                        uf[root, _UP] = rq
-                        root = rq
-                        n_comp -= 1
-                    elif rq > root:
-                        uf[rq, _UP] = root
-                        n_comp -= 1
-            _join_partners(uf, north[r], south[r])
-            _join_partners(uf, east[r], west[r])
-    n_part = 0
-    n_bip = 0
-    for x in range(uf.shape[0]):
-        if uf[x, _UP] >= 0 and uf[x, _PUP] == x:
-            n_part += 1
-            if uf[x, _SIDE] == 0:
-                n_bip += 1
-    out[0] = n_comp
-    out[1] = n_part
-    out[2] = n_bip
 
 
 # ----------------------------------------------------------------------------------
@@ -627,16 +514,14 @@ def components(boards: Any) -> Components:
       individual ratings are **not identifiable** (as
       :meth:`Boards.partnership_components`).
 
-    One O(rows) union-find pass; boards that name pairs only have no partnership graph.
+    One O(rows) union-find pass (:func:`fastrate.data.boards.player_graphs`, which
+    :class:`Boards` uses too); boards that name pairs only have no partnership graph.
     """
     index, north, south, east, west, pairs_only = _units(boards)
-    n = len(index)
-    uf = np.full((n, 4), -1, dtype=np.int64)
-    out = np.zeros(3, dtype=np.int64)
-    _components_kernel(boards.board_offsets, north, south, east, west, uf, out)
+    g = player_graphs(boards.board_offsets, len(index), north, south, east, west)
     if pairs_only:
-        return Components(int(out[0]), 0, 0)
-    return Components(int(out[0]), int(out[1]), int(out[2]))
+        return Components(g.n_components, 0, 0)
+    return Components(g.n_components, g.n_partnership_components, g.n_nonidentifiable)
 
 
 @dataclass(eq=False)
@@ -718,11 +603,7 @@ class BridgeRatings(Ratings):
         return int(self.rated.sum())
 
     def _input(self, values: np.ndarray) -> np.ndarray:
-        n_in = int(self.order.max()) + 1 if self.order.shape[0] else 0
-        out = np.full(n_in, np.nan) if values.dtype.kind == "f" else np.zeros(
-            n_in, dtype=values.dtype)
-        out[self.order] = values
-        return out
+        return to_input_order(self.order, values)
 
     @property
     def outcome(self) -> np.ndarray:
@@ -785,8 +666,6 @@ def _units(boards: Any) -> tuple[PlayerIndex, np.ndarray, np.ndarray, np.ndarray
                                  bool]:
     """The rated units (players, or pair labels when the boards name pairs only) and the
     four seat arrays."""
-    from fastrate.bridge.boards import Boards
-
     if not isinstance(boards, Boards):
         raise InputTypeError(f"rate() needs fastrate.bridge.Boards; got "
                              f"{type(boards).__name__} (build one with Boards.from_arrays "
@@ -838,29 +717,22 @@ def _table_arrays(table: tuple) -> tuple[np.ndarray, np.ndarray]:
 def _win_points(draw_margin: float) -> float:
     """The point difference whose IMPs exceed ``draw_margin``: ``IMP(d) > m`` exactly
     when ``|d| >= T[floor(m)]`` (IMPs are whole numbers)."""
-    from fastrate.bridge.scoring import IMP_THRESHOLDS
-
     i = int(math.floor(draw_margin))
     return float(IMP_THRESHOLDS[i]) if i < IMP_THRESHOLDS.shape[0] else _INF
 
 
 def burn_in_mask(boards: Any, burn_in: int) -> np.ndarray:
     """Stored rows of ``boards``: False for the rows of the first ``burn_in`` rating
-    periods that hold boards, True after (periods with no boards do not count)."""
-    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
-        raise ConfigError(f"burn_in must be a whole number of periods >= 0; got {burn_in!r}")
+    periods that hold boards, True after (periods with no boards do not count), as
+    :func:`fastrate.data.evaluation.burn_in_mask` does for games."""
+    k = check_burn_in(burn_in)
     mask = np.ones(boards.n_results, dtype=np.bool_)
-    if burn_in == 0:
-        return mask
-    if boards.board_period is None:
-        raise InputError(f"a burn-in of {burn_in} period(s) needs boards with rating periods: "
+    if k and boards.board_period is None:
+        raise InputError(f"a burn-in of {k} period(s) needs boards with rating periods: "
                          "build them with a time column and period='3d' (--period 3d)")
-    bp = boards.board_period
-    starts = np.flatnonzero(np.concatenate(([True], bp[1:] != bp[:-1])))
-    if burn_in < starts.shape[0]:
-        mask[:boards.board_offsets[starts[burn_in]]] = False
-    else:
-        mask[:] = False
+    if k:
+        starts = period_starts(boards.board_period)  # boards, per period
+        mask[:boards.board_offsets[starts[min(k, starts.shape[0] - 1)]]] = False
     return mask
 
 
@@ -989,8 +861,6 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
     outcome = np.empty(boards.n_results, dtype=np.float64)
     k_bounds, k_values = _table_arrays(config.k_games)
     x_bounds, x_values = _table_arrays(config.k_experience)
-    from fastrate.bridge.scoring import IMP_THRESHOLDS
-
     _bridge_elo_kernel(offsets, boards.board_period if has_period else _EMPTY_I,
                        north, south, east, west, imps, require(boards.ns_score, np.float64),
                        ns_pid, ew_pid, rec, together,
