@@ -487,3 +487,23 @@ def test_scoring_functions_take_validated_boards():
         sc.cross_imps(b, b.ns_score)
     with pytest.raises(InputError, match="ns_scores is missing"):
         sc.cross_imps(b.board_offsets)
+
+
+def test_results_table_and_pair_totals_from_boards():
+    from fastrate.bridge import scoring as sc
+    from fastrate.data.boards import Boards
+
+    b = Boards.from_arrays([1, 1, 2, 2], [420.0, -50.0, 100.0, 140.0],
+                           north=["a", "c", "a", "c"], south=["b", "d", "b", "d"],
+                           east=["e", "g", "e", "g"], west=["f", "h", "f", "h"])
+    r = b.score("cross-imps")
+    table, totals = sc.results_table(b, r)
+    assert table.column_names == ["board", "north", "south", "east", "west", "ns_pair",
+                                  "ew_pair", "ns_score", "ns", "ew"]
+    assert table.column("ns_pair").to_pylist() == ["a & b", "c & d", "a & b", "c & d"]
+    want = sc.pair_totals(["a & b", "c & d", "a & b", "c & d", "e & f", "g & h", "e & f",
+                           "g & h"], np.concatenate([r.ns, r.ew]))
+    assert totals["pair"].tolist() == want["pair"].tolist()
+    np.testing.assert_allclose(totals["total"], want["total"])
+    mp_table, mp_totals = sc.results_table(b, b.score("matchpoints"))
+    assert "ns_percent" in mp_table.column_names and mp_totals["mean"].max() <= 100.0

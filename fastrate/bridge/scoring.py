@@ -58,6 +58,7 @@ from fastrate.data.boards import Boards
 from fastrate.errors import InputError
 
 __all__ = ["IMP_THRESHOLDS", "imps", "BoardGroups", "group_by_board", "BoardScores",
+           "results_table",
            "cross_imps", "butler_imps", "butler_drop_count", "matchpoints", "neuberg",
            "pair_totals", "score_results", "round_datum", "check_method", "METHODS", "DROPS",
            "DATUMS", "MP_STYLES", "ARTIFICIAL_PERCENT", "ARTIFICIAL_IMPS"]
@@ -323,3 +324,58 @@ def score_results(board_ids: Any, ns_scores: Any, method: str = "cross-imps", *,
                     None if r.ns_percent is None else back(r.ns_percent),
                     None if r.ew_percent is None else back(r.ew_percent), r.datum, r.top)
     return g, r
+
+
+def results_table(boards: Boards, scores: BoardScores) -> tuple[Any, dict[str, np.ndarray] | None]:
+    """The per-table results of ``boards`` scored as ``scores`` (from
+    :meth:`Boards.score`), in input-row order, as a ``pyarrow.Table`` (``event`` if the
+    boards have events, ``board``, the seats ``north``..``west`` and/or ``ns_pair``,
+    ``ew_pair``, ``ns_score``, ``ns``, ``ew``, and ``ns_percent``/``ew_percent`` for
+    matchpoints, ``datum`` for Butler; unscored tables are null), and the per-pair totals
+    (:func:`pair_totals` of the percentages at matchpoints, else of the IMPs; pairs named
+    by their ``ns_pair``/``ew_pair`` labels, or by their two players, "A & B" in sorted
+    order, whichever seat each took), or None when the boards name no pairs or players.
+    """
+    import pyarrow as pa
+
+    pos = np.argsort(boards.order, kind="stable")  # stored rows in input-row order
+    board_of = boards.board_of_row()[pos]
+
+    def nullable(x: np.ndarray) -> Any:
+        return pa.array(x, mask=np.isnan(x))
+
+    def labels(x: np.ndarray) -> Any:
+        return pa.array(np.asarray(x, dtype=object).tolist())
+
+    out: dict[str, Any] = {}
+    if boards.board_event is not None:
+        out["event"] = labels(boards.board_event[board_of])
+    out["board"] = labels(boards.board_number[board_of])
+    ns_lab = ew_lab = None
+    if boards.pairs is not None:
+        names = boards.pairs.names
+        ns_lab = names[boards.ns_pair[pos]].astype(str)
+        ew_lab = names[boards.ew_pair[pos]].astype(str)
+    if boards.players is not None:
+        names = boards.players.names
+        seat = {s: names[getattr(boards, s)[pos]].astype(str)
+                for s in ("north", "south", "east", "west")}
+        for s, v in seat.items():
+            out[s] = pa.array(v)
+        if ns_lab is None:  # partnerships, whichever seat each partner took
+            ns_lab = np.array([" & ".join(sorted(p)) for p in zip(seat["north"], seat["south"])])
+            ew_lab = np.array([" & ".join(sorted(p)) for p in zip(seat["east"], seat["west"])])
+    if ns_lab is not None:
+        out["ns_pair"], out["ew_pair"] = pa.array(ns_lab), pa.array(ew_lab)
+    out["ns_score"] = nullable(boards.ns_score[pos])
+    ns, ew = scores.ns[pos] + 0.0, scores.ew[pos] + 0.0  # + 0.0: no -0 where a side scored 0
+    out["ns"], out["ew"] = nullable(ns), nullable(ew)
+    values = [ns, ew]
+    if scores.ns_percent is not None:
+        values = [scores.ns_percent[pos], scores.ew_percent[pos]]
+        out["ns_percent"], out["ew_percent"] = nullable(values[0]), nullable(values[1])
+    if scores.datum is not None:
+        out["datum"] = nullable(scores.datum[board_of])
+    totals = (None if ns_lab is None else
+              pair_totals(np.concatenate([ns_lab, ew_lab]), np.concatenate(values)))
+    return pa.table(out), totals

@@ -126,7 +126,6 @@ def score_command(ctx, file, method, drop, datum, style, input_format, output, f
       fastrate bridge score okbridge.pbn --method cross-imps -o imps.csv
     """
     import numpy as np
-    import pyarrow as pa
     from click.core import ParameterSource
 
     from fastrate.bridge import scoring
@@ -146,45 +145,7 @@ def score_command(ctx, file, method, drop, datum, style, input_format, output, f
                                  param_hint="--drop")
     boards = _read_travellers(file, input_format)
     r = boards.score(method, drop=drop_value, datum=datum, style=style)
-    pos = np.argsort(boards.order, kind="stable")  # stored rows in input-row order
-    board_of = boards.board_of_row()[pos]
-
-    def nullable(x):
-        return pa.array(x, mask=np.isnan(x))
-
-    def labels(x):
-        return pa.array(np.asarray(x, dtype=object).tolist())
-
-    out = {}
-    if boards.board_event is not None:
-        out["event"] = labels(boards.board_event[board_of])
-    out["board"] = labels(boards.board_number[board_of])
-    ns_lab = ew_lab = None
-    if boards.pairs is not None:
-        names = boards.pairs.names
-        ns_lab = names[boards.ns_pair[pos]].astype(str)
-        ew_lab = names[boards.ew_pair[pos]].astype(str)
-    if boards.players is not None:
-        names = boards.players.names
-        seat = {s: names[getattr(boards, s)[pos]].astype(str)
-                for s in ("north", "south", "east", "west")}
-        for s, v in seat.items():
-            out[s] = pa.array(v)
-        if ns_lab is None:  # partnerships, whichever seat each partner took
-            ns_lab = np.array([" & ".join(sorted(p)) for p in zip(seat["north"], seat["south"])])
-            ew_lab = np.array([" & ".join(sorted(p)) for p in zip(seat["east"], seat["west"])])
-    if ns_lab is not None:
-        out["ns_pair"], out["ew_pair"] = pa.array(ns_lab), pa.array(ew_lab)
-    out["ns_score"] = nullable(boards.ns_score[pos])
-    ns, ew = r.ns[pos] + 0.0, r.ew[pos] + 0.0  # + 0.0: no -0 where a side scored 0
-    out["ns"], out["ew"] = nullable(ns), nullable(ew)
-    ns_pct = ew_pct = None
-    if r.ns_percent is not None:
-        ns_pct, ew_pct = r.ns_percent[pos], r.ew_percent[pos]
-        out["ns_percent"], out["ew_percent"] = nullable(ns_pct), nullable(ew_pct)
-    if r.datum is not None:
-        out["datum"] = nullable(r.datum[board_of])
-    result = pa.table(out)
+    result, totals = scoring.results_table(boards, r)
     if output is not None:
         write_table(result, output, fmt)
         click.echo(f"wrote {result.num_rows:,} results of {boards.n_boards:,} boards to "
@@ -194,13 +155,11 @@ def score_command(ctx, file, method, drop, datum, style, input_format, output, f
         sys.stdout.flush()
     _report(boards, r, file)
     err = output is None
-    if ns_lab is None:
+    if totals is None:
         click.echo(f"fastrate: note: {file} names no pairs or players: no per-pair totals",
                    err=True)
         return
-    percent = ns_pct is not None
-    values = np.concatenate([ns_pct, ew_pct] if percent else [ns, ew])
-    totals = scoring.pair_totals(np.concatenate([ns_lab, ew_lab]), values)
+    percent = r.ns_percent is not None
     order = np.argsort(-np.nan_to_num(totals["mean"] if percent else totals["total"],
                                       nan=-np.inf), kind="stable")
     head = "percent" if percent else "imps"
