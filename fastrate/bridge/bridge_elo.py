@@ -81,9 +81,8 @@ from fastrate.data.evaluation import (
 from fastrate.data.periods import period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError, InputTypeError
-from fastrate.ratings._common import LN10, exp, records, select
+from fastrate.ratings._common import LN10, cap_lead, exp, records, select, table_value
 from fastrate.ratings._common import expected_score as _expected_score
-from fastrate.ratings.elo import _k_factor, _rating_lead
 
 __all__ = ["BridgeEloConfig", "BridgeRatings", "BridgeEvaluation", "Components", "rate",
            "components", "evaluate", "evaluate_ratings",
@@ -226,9 +225,9 @@ def _margin_multiplier(mode, x, scale):
 
 @inline_kernel
 def _table_value(count, bounds, values):
-    """The value of the ``(upper bound, value)`` row for ``count``: the Elo module's K
-    schedule by games (mode 1)."""
-    return _k_factor(1, 0.0, count, 0.0, False, bounds, values, 0.0, 0.0, 0.0, 0.0)
+    """The value of the ``(upper bound, value)`` row for ``count`` (as the Elo module's K
+    schedule by games)."""
+    return table_value(float(count), bounds, values)
 
 
 @inline_kernel
@@ -330,7 +329,7 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 # branches or calls, which LLVM vectorises (the Elo curve of
                 # _common.logistic, written with _common's call-free exp)
                 for j in range(i + 1, m):
-                    d = _rating_lead(0.5 * (ui - sa[j]), False, 0.0, cap)
+                    d = cap_lead(0.5 * (ui - sa[j]), cap)
                     e = 1.0 / (1.0 + exp(-d * factor))
                     diff = si - sb[j]
                     s = select(diff >= win_points, 1.0, select(-diff >= win_points, 0.0, 0.5))
@@ -360,7 +359,7 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
                 a = sa[t]
                 b = sb[t]
                 g = ((sum_b - b) - (sum_a - a)) * inv_field
-                d = _rating_lead(a + g - b, False, 0.0, cap)
+                d = cap_lead(a + g - b, cap)
                 acc_e[t] = 1.0 / (1.0 + exp(-d * factor))
         for t in range(m):
             r = rows[t]

@@ -1,5 +1,6 @@
-"""Pieces shared by the rating systems: the logistic expected score and the Glicko
-family's period machinery.
+"""Pieces shared by the rating systems: the logistic expected score, the Elo family's
+rating lead (rule of 400) and K table, and the Glicko family's period machinery (the
+player records, the pass over a period's games, the blocks of the period-end update).
 
 The expected score of the Elo family (SPEC §1.1) is
 ``E_A = 1 / (1 + 10^((R_B - R_A) / s))``; kernels compute it as
@@ -10,6 +11,7 @@ The expected score of the Elo family (SPEC §1.1) is
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,7 +20,9 @@ from fastrate._vecmath import LN10, exp, log, logistic, prefetch_row, select
 from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError
 
-__all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score"]
+__all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
+           "cap_lead", "rating_lead", "table_value", "PeriodRule", "GROWTH_GLICKO",
+           "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
 
 
 def expected_score(rating_a, rating_b, scale: float = 400.0, advantage: float = 0.0):
@@ -29,6 +33,42 @@ def expected_score(rating_a, rating_b, scale: float = 400.0, advantage: float = 
     """
     d = np.asarray(rating_a, dtype=np.float64) - np.asarray(rating_b, dtype=np.float64)
     return 1.0 / (1.0 + np.power(10.0, -(d + advantage) / scale))
+
+
+# ----------------------------------------------------------------------------------
+# the Elo family: the lead used in the expected score, K (or any value) from a table
+
+
+@inline_kernel
+def cap_lead(d, cap):
+    """The rule of 400 (bridge thesis §4.1): the lead ``d`` clipped to ``[-cap, cap]``
+    when ``cap > 0``, unchanged otherwise."""
+    if cap > 0.0:
+        if d > cap:
+            return cap
+        if d < -cap:
+            return -cap
+    return d
+
+
+@inline_kernel
+def rating_lead(d, advantaged, advantage, cap):
+    """The first player's lead used in E: ``advantage`` added unless the game is
+    neutral (``advantaged`` false), then the rule of 400 (:func:`cap_lead`)."""
+    if advantaged:
+        d += advantage
+    return cap_lead(d, cap)
+
+
+@inline_kernel
+def table_value(x, bounds, values):
+    """The value of the first ``(upper bound, value)`` row with ``x < bound`` (the last
+    row when there is none): a K factor by games played or by rating (FIDE Handbook
+    B.02 §8.56), a bridge experience bonus. ``bounds`` increase."""
+    j = 0
+    while j < bounds.shape[0] - 1 and x >= bounds[j]:
+        j += 1
+    return values[j]
 
 
 # ----------------------------------------------------------------------------------
@@ -43,6 +83,7 @@ REC_GAMES = 2  #: games played in this run (counted as the kernel lists the play
 REC_VAR = 3  #: RD^2 (Glicko) or phi^2 (Glicko-2) at the onset of the period
 REC_INFO = 4  #: sum of g^2 E (1 - E) over the period (1/d^2 or 1/v, before the q^2 factor)
 REC_DELTA = 5  #: sum of g (s - E) over the period
+REC_VOL = 6  #: volatility (Glicko-2; unused by Glicko)
 REC_LAST = 7  #: last rated period (NaN: never)
 #: games per block of the kernels' gather / compute / scatter loop
 BLOCK = 64
@@ -126,3 +167,94 @@ def add_game_terms(m, s0, white, black, rec, buf):
         rec[a, REC_DELTA] += buf[5, j]
         rec[b, REC_INFO] += buf[6, j]
         rec[b, REC_DELTA] += buf[7, j]
+
+
+#: inactivity at a player's first game of a period: Glicko's step 1,
+#: ``RD^2 = min(RD^2 + c^2 (p - L), max)`` when ``p > L``
+GROWTH_GLICKO = 0
+#: Glicko-2's "did not compete" step once per missed period,
+#: ``phi^2 + (p - L - 1) sigma^2`` when ``p - L > 1`` (sigma from column ``REC_VOL``)
+GROWTH_GLICKO2 = 1
+
+
+class PeriodRule(NamedTuple):
+    """What the pass over a period's games (:func:`period_games`) needs of a system."""
+
+    growth: int  #: GROWTH_GLICKO or GROWTH_GLICKO2
+    c2: float  #: Glicko: RD^2 added per period without games
+    max_var: float  #: Glicko: the cap of RD^2
+    g_num: float  #: the numerator of g: q (Glicko) or 1 (Glicko-2)
+    k3: float  #: ``3 q^2 / pi^2`` (Glicko) or ``3 / pi^2`` (Glicko-2)
+
+
+@inline_kernel
+def _touch(rec, x, fk, p, rule, touched, nt):
+    """Player ``x`` in a game of period ``k`` (``fk``, absolute number ``p``): at his first
+    game of the period, the inactivity growth of ``rule.growth`` (none when never rated
+    or not after his last period: the NaN comparison is false) and zeroed sums, and
+    list him in ``touched``; return the new count. Branch-free (see :func:`select`);
+    the test of the growth rule is a constant of the calling kernel."""
+    first = rec[x, REC_STAMP] != fk
+    v = rec[x, REC_VAR]
+    gap = p - rec[x, REC_LAST]
+    if rule.growth == GROWTH_GLICKO:
+        rec[x, REC_VAR] = select(first & (gap > 0.0), min(v + rule.c2 * gap, rule.max_var), v)
+    else:
+        vol = rec[x, REC_VOL]
+        rec[x, REC_VAR] = select(first & (gap > 1.0), v + (gap - 1.0) * vol * vol, v)
+    rec[x, REC_INFO] = select(first, 0.0, rec[x, REC_INFO])
+    rec[x, REC_DELTA] = select(first, 0.0, rec[x, REC_DELTA])
+    rec[x, REC_STAMP] = fk
+    rec[x, REC_GAMES] += 1.0
+    touched[nt] = x
+    return nt + first
+
+
+@inline_kernel
+def period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, rule):
+    """The games ``lo .. hi-1`` of one rating period (index ``fk``, absolute number
+    ``p``), in blocks of ``buf.shape[1]``: gather both players' onset values (doing
+    the inactivity step at a player's first game of the period, without a branch; the
+    records ``PREFETCH`` games ahead are prefetched), compute the block's terms
+    (:func:`game_terms`: vectorised), add them to the players' sums in game order
+    (:func:`add_game_terms`). Writes ``pred``, lists the period's players in ``touched``
+    and returns how many."""
+    block = buf.shape[1]
+    nt = 0
+    for s0 in range(lo, hi, block):
+        m = min(block, hi - s0)
+        for j in range(m):
+            if s0 + j + PREFETCH < hi:
+                prefetch_row(rec, white[s0 + j + PREFETCH])
+                prefetch_row(rec, black[s0 + j + PREFETCH])
+            a = white[s0 + j]
+            b = black[s0 + j]
+            nt = _touch(rec, a, fk, p, rule, touched, nt)
+            nt = _touch(rec, b, fk, p, rule, touched, nt)
+            buf[0, j] = rec[a, REC_LEVEL] - rec[b, REC_LEVEL]
+            buf[1, j] = rec[a, REC_VAR]
+            buf[2, j] = rec[b, REC_VAR]
+        game_terms(m, s0, score, buf, pred, rule.g_num, rule.g_num, rule.k3)
+        add_game_terms(m, s0, white, black, rec, buf)
+    return nt
+
+
+@inline_kernel
+def gather_block(rec, touched, t0, nt, out, cols):
+    """The period-end update's block of players ``touched[t0 : t0 + out.shape[1]]`` (of
+    ``nt``): copy record columns ``cols`` of each into rows ``0 .. len(cols)-1`` of
+    ``out`` (one column per player) and prefetch the next block's records, which then
+    load while this block is computed (the first block is prefetched at ``t0 = 0``).
+    Returns the block's size."""
+    block = out.shape[1]
+    if t0 == 0:
+        for t in range(min(block, nt)):
+            prefetch_row(rec, touched[t])
+    m = min(block, nt - t0)
+    for j in range(m):
+        x = touched[t0 + j]
+        for c in range(len(cols)):
+            out[c, j] = rec[x, cols[c]]
+    for t in range(t0 + m, min(t0 + m + block, nt)):
+        prefetch_row(rec, touched[t])
+    return m

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,8 +42,9 @@ from fastrate._validate import as_1d, as_float64, check_choice, check_number, re
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.data.state import FIDE_REACHED, GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import LN10, logistic
+from fastrate.ratings._common import LN10, logistic, rating_lead, table_value
 from fastrate.ratings._common import expected_score as _expected_score
+from fastrate.ratings._steps import EloStep, elo_game
 
 __all__ = ["EloConfig", "rate", "expected_score", "world_football_k", "K_SCHEDULES", "MARGIN_MODELS"]
 
@@ -189,33 +190,38 @@ _K_MODE = {name: i for i, name in enumerate(K_SCHEDULES)}
 _MOV_MODE = {name: i for i, name in enumerate(MARGIN_MODELS)}
 
 
-@inline_kernel
-def _rating_lead(d, advantaged, advantage, cap):
-    """The first player's lead used in E: advantage added unless neutral, then the rule
-    of 400 (clipped to [-cap, cap] when cap > 0)."""
-    if advantaged:
-        d += advantage
-    if cap > 0.0:
-        if d > cap:
-            return cap
-        if d < -cap:
-            return -cap
-    return d
+class _EloParams(NamedTuple):
+    """The scalars of :func:`_elo_kernel` (one compiled specialisation for every config)."""
+
+    k: float  #: K of the constant schedule
+    k_mode: int  #: index of the K schedule in K_SCHEDULES
+    pa: float  #: ``a`` of the power schedule ``K = a / (games + b)^c``
+    pb: float  #: ``b`` of the power schedule
+    pc: float  #: ``c`` of the power schedule
+    fide_threshold: float  #: the rating from which FIDE's K is ``fide_k``
+    fide_k: float
+    factor: float  #: ``ln(10) / scale``
+    cap: float  #: the rule of 400's cap (0: none)
+    advantage: float
+    mov_mode: int  #: index of the margin model in MARGIN_MODELS
+    regression: float  #: the fraction moved toward ``regression_mean`` in a new period
+    regression_mean: float
+    by_period: bool  #: ``update="period"``
 
 
 @inline_kernel
-def _k_factor(mode, k, games, rating, reached, bounds, values, pa, pb, pc, fide_k):
+def _k_factor(params, games, rating, reached, bounds, values):
+    """A player's K under the schedule of ``params``: constant, from the ``(bound, K)``
+    table by games played or rating, FIDE's (``fide_k`` once 2400 was reached) or the
+    power schedule."""
+    mode = params.k_mode
     if mode == 0:
-        return k
+        return params.k
     if mode == 4:
-        return pa / (games + pb) ** pc
+        return params.pa / (games + params.pb) ** params.pc
     if mode == 3 and reached:
-        return fide_k
-    x = rating if mode == 2 else float(games)
-    j = 0
-    while j < bounds.shape[0] - 1 and x >= bounds[j]:
-        j += 1
-    return values[j]
+        return params.fide_k
+    return table_value(rating if mode == 2 else float(games), bounds, values)
 
 
 @inline_kernel
@@ -242,16 +248,20 @@ def _margin_multiplier(mode, margin, d, s):
 @kernel
 def _elo_kernel(white, black, score, weight, margin, neutral, period,
                 rating, games_played, last_period, reached,
-                reset_game, reset_player, reset_value,
-                k, k_mode, bounds, values, pa, pb, pc, fide_threshold, fide_k,
-                factor, cap, advantage, mov_mode, regression, regression_mean, by_period,
+                reset_game, reset_player, reset_value, bounds, values, params,
                 pending, stamp, touched, pred, pre_white, pre_black, input_row):
-    """Elo over games in order. Per-game arrays ``weight``, ``margin``, ``neutral`` and
-    ``period`` may have length 0 (absent); ``pending``/``stamp``/``touched`` are scratch
-    (length n_players) used only when ``by_period``. Writes ``pred`` (and, when they have
-    length n, the pre-game ratings ``pre_white``/``pre_black``) at each game's input row
-    ``input_row[i]`` (length 0: the stored order is the input order) and updates the
-    per-player state in place."""
+    """Elo over games in order, with the options of ``params`` (an :class:`_EloParams`;
+    ``bounds``/``values``: the K table). Per-game arrays ``weight``, ``margin``,
+    ``neutral`` and ``period`` may have length 0 (absent); ``pending``/``stamp``/``touched``
+    are scratch (length n_players) used only when ``params.by_period``. Writes ``pred``
+    (and, when they have length n, the pre-game ratings ``pre_white``/``pre_black``) at
+    each game's input row ``input_row[i]`` (length 0: the stored order is the input
+    order) and updates the per-player state in place."""
+    k_mode = params.k_mode
+    fide_threshold = params.fide_threshold
+    regression = params.regression
+    regression_mean = params.regression_mean
+    by_period = params.by_period
     n = white.shape[0]
     record = pre_white.shape[0] > 0
     has_r = input_row.shape[0] > 0
@@ -304,15 +314,14 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         if record:
             pre_white[row] = rating[a]
             pre_black[row] = rating[b]
-        d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
-        e = logistic(d, factor)
+        d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), params.advantage,
+                        params.cap)
+        e = logistic(d, params.factor)
         pred[row] = e
         s = score[i]
-        ka = _k_factor(k_mode, k, games_played[a], rating[a], reached[a], bounds, values,
-                       pa, pb, pc, fide_k)
-        kb = _k_factor(k_mode, k, games_played[b], rating[b], reached[b], bounds, values,
-                       pa, pb, pc, fide_k)
-        mult = _margin_multiplier(mov_mode, margin[i] if has_m else 0.0, d, s)
+        ka = _k_factor(params, games_played[a], rating[a], reached[a], bounds, values)
+        kb = _k_factor(params, games_played[b], rating[b], reached[b], bounds, values)
+        mult = _margin_multiplier(params.mov_mode, margin[i] if has_m else 0.0, d, s)
         if has_w:
             mult *= weight[i]
         diff = mult * (s - e)
@@ -345,10 +354,10 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
 
 @kernel
 def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, games_played,
-                       last_period, k, factor, cap, advantage, pred, pre_white, pre_black,
-                       input_row):
+                       last_period, step, pred, pre_white, pre_black, input_row):
     """The common case, kept branch-light: constant K, no margin model, no regression,
-    no resets, game-by-game. Same arithmetic and outputs as :func:`_elo_kernel`."""
+    no resets, game-by-game (``step``: an :class:`~fastrate.ratings._steps.EloStep`).
+    Same arithmetic and outputs as :func:`_elo_kernel`."""
     n = white.shape[0]
     has_r = input_row.shape[0] > 0
     has_w = weight.shape[0] > 0
@@ -362,14 +371,8 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
         if record:
             pre_white[row] = rating[a]
             pre_black[row] = rating[b]
-        d = _rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
-        e = logistic(d, factor)
-        pred[row] = e
-        diff = score[i] - e
-        if has_w:
-            diff *= weight[i]
-        rating[a] += k * diff
-        rating[b] -= k * diff
+        pred[row] = elo_game(rating, a, b, score[i], weight[i] if has_w else 1.0,
+                             not (has_n and neutral[i]), step)
         games_played[a] += 1
         games_played[b] += 1
         if has_p:
@@ -503,21 +506,22 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     input_row = _EMPTY_I if games.order is None else require(games.order, np.int64)
     simple = (config.k_schedule == "constant" and config.margin == "none"
               and config.regression == 0.0 and reset_game.shape[0] == 0 and not by_period)
+    factor, cap, advantage = LN10 / config.scale, float(config.cap or 0.0), float(config.advantage)
     if simple:
         _elo_simple_kernel(games.white, games.black, games.score, weight, neutral, period,
                            state.rating, state.games_played, state.last_period,
-                           float(config.k), LN10 / config.scale, float(config.cap or 0.0),
-                           float(config.advantage), pred, pre_white, pre_black, input_row)
+                           EloStep(float(config.k), factor, cap, advantage),
+                           pred, pre_white, pre_black, input_row)
     else:
+        params = _EloParams(
+            float(config.k), _K_MODE[config.k_schedule], float(config.k_power[0]),
+            float(config.k_power[1]), float(config.k_power[2]), float(config.fide_threshold),
+            float(config.fide_k), factor, cap, advantage, _MOV_MODE[config.margin],
+            float(config.regression), float(mean), by_period)
         _elo_kernel(games.white, games.black, games.score, weight,
                     _EMPTY_F if games.margin is None else games.margin, neutral, period,
                     state.rating, state.games_played, state.last_period, reached,
-                    reset_game, reset_player, reset_value,
-                    float(config.k), _K_MODE[config.k_schedule], bounds, values,
-                    float(config.k_power[0]), float(config.k_power[1]), float(config.k_power[2]),
-                    float(config.fide_threshold), float(config.fide_k),
-                    LN10 / config.scale, float(config.cap or 0.0), float(config.advantage),
-                    _MOV_MODE[config.margin], float(config.regression), float(mean), by_period,
+                    reset_game, reset_player, reset_value, bounds, values, params,
                     pending, stamp, touched, pred, pre_white, pre_black, input_row)
     return Ratings(system="elo", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=pred, config=config,

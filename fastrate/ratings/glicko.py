@@ -37,31 +37,30 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from fastrate._numba import inline_kernel, kernel
+from fastrate._numba import kernel
 from fastrate._validate import check_number
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     BLOCK,
+    GROWTH_GLICKO,
     LN10,
-    PREFETCH,
     REC_DELTA,
-    REC_GAMES,
     REC_INFO,
     REC_LAST,
     REC_LEVEL,
     REC_STAMP,
     REC_VAR,
-    add_game_terms,
+    PeriodRule,
     add_games_played,
-    game_terms,
+    gather_block,
     last_as_float,
-    prefetch_row,
+    period_games,
     records,
     select,
 )
@@ -133,29 +132,21 @@ class GlickoConfig:
 # (before q^2) and sum g (s - E), and the last period.
 _STAMP, _RATING, _RD2, _DSUM, _RSUM, _LAST = (REC_STAMP, REC_LEVEL, REC_VAR, REC_INFO, REC_DELTA,
                                              REC_LAST)
+#: the record columns gathered into rows 0-2 of the period-end block
+_GATHER = (_RD2, _DSUM, _RSUM)
 
 
-@inline_kernel
-def _touch(rec, x, fk, p, c2, max_rd2, touched, nt):
-    """Player ``x`` in a game of period ``k`` (``fk``, absolute number ``p``): at his first
-    game of the period, step 1 (inactivity growth; none when never rated or not after
-    his last period -- the NaN comparison is false) and zeroed sums, and list him in
-    ``touched``; return the new count. Branch-free (see :func:`select`)."""
-    first = rec[x, _STAMP] != fk
-    v = rec[x, _RD2]
-    last = rec[x, _LAST]
-    rec[x, _RD2] = select(first & (p > last), min(v + c2 * (p - last), max_rd2), v)
-    rec[x, _DSUM] = select(first, 0.0, rec[x, _DSUM])
-    rec[x, _RSUM] = select(first, 0.0, rec[x, _RSUM])
-    rec[x, _STAMP] = fk
-    rec[x, REC_GAMES] += 1.0
-    touched[nt] = x
-    return nt + first
+class _GlickoParams(NamedTuple):
+    """The scalars of :func:`_glicko_kernel`."""
+
+    q: float  #: ``ln(10) / 400``
+    c2: float  #: RD^2 added per period without games
+    max_rd2: float  #: the cap of RD^2
+    min_rd2: float  #: the floor of RD^2 after an update (0: none)
 
 
 @kernel
-def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min_rd2, touched,
-                   buf, pred):
+def _glicko_kernel(white, black, score, period, starts, rec, params, touched, buf, pred):
     """Glicko over all rating periods.
 
     ``starts`` holds the first game index of every period plus ``n`` at the end;
@@ -163,11 +154,12 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
     float64) holds per player the index of the last period he played in (-1 before),
     his rating and ``RD^2`` as of the onset of the period, the sums ``1/d^2`` (before
     ``q^2``) and ``sum g (s - E)`` (times ``q``) and his last period (NaN: none); column
-    2 counts his games. ``touched`` (n_players + 1: the branch-free listing writes one past the
-    last player) and ``buf`` (8 x block) are scratch. Each period costs O(games in it).
-    Updates ``rec``, writes ``pred``.
+    2 counts his games. ``params`` is a :class:`_GlickoParams`. ``touched`` (n_players +
+    1: the branch-free listing writes one past the last player) and ``buf`` (8 x block)
+    are scratch. Each period costs O(games in it). Updates ``rec``, writes ``pred``.
 
-    One pass over the games of a period, in blocks: gather both players' onset values
+    One pass over the games of a period, in blocks
+    (:func:`fastrate.ratings._common.period_games`): gather both players' onset values
     (doing step 1 at a player's first game of the period, without a branch; the reads
     of a block are independent of each other, so the CPU overlaps them), compute the
     terms of the block (``q g(RD)``, the expected scores, the prediction: vectorised),
@@ -175,43 +167,19 @@ def _glicko_kernel(white, black, score, period, starts, rec, q, c2, max_rd2, min
     same order, as a plain game-by-game loop. Step 2 for everyone listed at the end of
     the period.
     """
-    k3 = 3.0 * q * q / (math.pi * math.pi)
-    block = buf.shape[1]
-    n_periods = starts.shape[0] - 1
-    for k in range(n_periods):
+    q = params.q
+    min_rd2 = params.min_rd2
+    rule = PeriodRule(GROWTH_GLICKO, params.c2, params.max_rd2, q,
+                      3.0 * q * q / (math.pi * math.pi))
+    for k in range(starts.shape[0] - 1):
         lo = starts[k]
-        hi = starts[k + 1]
         p = float(period[lo])
-        fk = float(k)
-        nt = 0
-        for s0 in range(lo, hi, block):
-            m = min(block, hi - s0)
-            for j in range(m):
-                if s0 + j + PREFETCH < hi:
-                    prefetch_row(rec, white[s0 + j + PREFETCH])
-                    prefetch_row(rec, black[s0 + j + PREFETCH])
-                a = white[s0 + j]
-                b = black[s0 + j]
-                nt = _touch(rec, a, fk, p, c2, max_rd2, touched, nt)
-                nt = _touch(rec, b, fk, p, c2, max_rd2, touched, nt)
-                buf[0, j] = rec[a, _RATING] - rec[b, _RATING]
-                buf[1, j] = rec[a, _RD2]
-                buf[2, j] = rec[b, _RD2]
-            game_terms(m, s0, score, buf, pred, q, q, k3)
-            add_game_terms(m, s0, white, black, rec, buf)
+        nt = period_games(white, black, score, lo, starts[k + 1], p, float(k), rec, touched,
+                          buf, pred, rule)
         # step 2 for everyone who played, in blocks: gather, compute (vectorised),
         # scatter; the next block's records load while this one is computed
-        for t in range(min(block, nt)):
-            prefetch_row(rec, touched[t])
-        for t0 in range(0, nt, block):
-            m = min(block, nt - t0)
-            for j in range(m):
-                x = touched[t0 + j]
-                buf[0, j] = rec[x, _RD2]
-                buf[1, j] = rec[x, _DSUM]
-                buf[2, j] = rec[x, _RSUM]
-            for t in range(t0 + m, min(t0 + m + block, nt)):
-                prefetch_row(rec, touched[t])
+        for t0 in range(0, nt, buf.shape[1]):
+            m = gather_block(rec, touched, t0, nt, buf, _GATHER)
             for j in range(m):
                 inv = 1.0 / buf[0, j] + buf[1, j]
                 buf[3, j] = buf[2, j] / inv
@@ -321,8 +289,9 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     # without periods there is no time scale: no growth, and last_period is left alone
     rec[:, _LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
-    _glicko_kernel(games.white, games.black, games.score, period, starts, rec, Q,
-                   float(config.c) ** 2, float(config.max_rd) ** 2, float(config.min_rd) ** 2,
+    params = _GlickoParams(Q, float(config.c) ** 2, float(config.max_rd) ** 2,
+                           float(config.min_rd) ** 2)
+    _glicko_kernel(games.white, games.black, games.score, period, starts, rec, params,
                    np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), pred)
     played = rec[:, _STAMP] >= 0.0
     add_games_played(rec, state.games_played)

@@ -25,11 +25,11 @@ Games are decided by the *true* ratings: the first player wins with probability
 expected information under the truth, ``H(p)`` bits (:func:`fastrate.stats.information
 .binary_entropy`), so "bits gained per unit cost" is ``sum H(p) / sum cost``.
 
-Rating systems come from the core engine, not copied: ``elo`` runs
-:func:`fastrate.ratings.elo`'s own game-by-game kernel on each game as it is played
-(constant K, optional rule of 400; the expected score is ``_common.logistic``);
-``glicko2`` collects ``period_games`` games into a rating period and runs
-:mod:`fastrate.ratings.glicko2`'s period kernel on it, so ranks change at period ends.
+Rating systems come from the core engine, not copied: ``elo`` runs the game step that
+:mod:`fastrate.ratings.elo`'s kernel loops over on each game as it is played (constant K,
+optional rule of 400); ``glicko2`` collects ``period_games`` games into a rating period
+and runs the period step of :mod:`fastrate.ratings.glicko2` on it, so ranks change at
+period ends (both steps live in ``fastrate.ratings._steps``).
 The final ratings of a run equal ``elo.rate``/``glicko2.rate`` of its game log.
 
 **Seeding new players with virtual games** (the post's second suggestion): players may
@@ -70,7 +70,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -78,9 +78,20 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_float64, check_choice, check_number, require
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import BLOCK, LN10, REC_LAST, REC_LEVEL, REC_STAMP, REC_VAR, logistic
-from fastrate.ratings.elo import EloConfig, _elo_simple_kernel, _rating_lead
-from fastrate.ratings.glicko2 import _VOL, Glicko2Config, _glicko2_kernel
+from fastrate.ratings._common import (
+    BLOCK,
+    LN10,
+    REC_LAST,
+    REC_LEVEL,
+    REC_STAMP,
+    REC_VAR,
+    REC_VOL,
+    cap_lead,
+    logistic,
+)
+from fastrate.ratings._steps import W_ROWS, EloStep, Glicko2Step, elo_game, glicko2_period
+from fastrate.ratings.elo import EloConfig
+from fastrate.ratings.glicko2 import Glicko2Config
 from fastrate.stats.information import entropy_bits
 
 __all__ = ["SCHEDULERS", "SYSTEMS", "STARTS", "Ladder", "LadderResult", "simulate", "compare",
@@ -221,12 +232,13 @@ def _reposition(order, pos, est, n, x, skip):
 
 
 @inline_kernel
-def _predict(system, i, j, est, rec, factor, cap, k3):
+def _predict(glicko, i, j, est, rec, elo, k3):
     """The rating system's prediction that ``i`` beats ``j`` from the current state:
-    Elo's expected score (rule of 400 when ``cap > 0``) or Glicko-2's prediction
+    Elo's expected score (``elo``: its :class:`~fastrate.ratings._steps.EloStep`; rule of
+    400 when ``cap > 0``) or Glicko-2's prediction
     ``1/(1 + exp(-g(sqrt(phi_i^2 + phi_j^2)) (mu_i - mu_j)))``."""
-    if system == 0:
-        return logistic(_rating_lead(est[i] - est[j], False, 0.0, cap), factor)
+    if not glicko:
+        return logistic(cap_lead(est[i] - est[j], elo.cap), elo.factor)
     gg = 1.0 / math.sqrt(1.0 + k3 * (rec[i, REC_VAR] + rec[j, REC_VAR]))
     return 1.0 / (1.0 + math.exp(-gg * (rec[i, REC_LEVEL] - rec[j, REC_LEVEL])))
 
@@ -268,14 +280,14 @@ def _pick_gaussian(state, p, n_active, sigma):
 
 
 @kernel
-def _pick_greedy(i, p, n_active, order, cost, system, est, rec, factor, cap, k3):
+def _pick_greedy(i, p, n_active, order, cost, glicko, est, rec, elo, k3):
     best = -1.0
     best_q = -1
     for q in range(n_active):
         if q == p:
             continue
         j = order[q]
-        val = entropy_bits(_predict(system, i, j, est, rec, factor, cap, k3)) / (
+        val = entropy_bits(_predict(glicko, i, j, est, rec, elo, k3)) / (
             cost[i] + cost[j])
         if val > best:
             best = val
@@ -326,22 +338,46 @@ def _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, played,
     o_gap[t] = gap_sum / played if played > 0 else math.nan
 
 
+class _LadderParams(NamedTuple):
+    """The scalars of :func:`_ladder_seed` (the same for every seed of a run)."""
+
+    scheduler: int  #: index in SCHEDULERS
+    sigma: float  #: the gaussian scheduler's spread of rank offsets
+    candidates: int  #: the nearest scheduler's random candidates
+    system: int  #: index in SYSTEMS
+    n_games: int  #: games per seed
+    n_virtual: int  #: virtual games of a seeded newcomer
+    period_games: int  #: Glicko-2: games per rating period
+    elo: EloStep  #: Elo's game step (advantage 0)
+    glicko2: Glicko2Step  #: Glicko-2's period step
+    g2_scale: float  #: Glicko-2's scale (``mu = (r - 1500) / scale``)
+    init_phi2: float  #: Glicko-2's starting phi^2
+    init_vol: float  #: Glicko-2's starting volatility
+
+
 @kernel
-def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp, seed_wins,
-                 n_virtual, scheduler, sigma, candidates, system, k, factor, cap,
-                 start, init_phi2, init_vol, tau, epsilon, max_iterations,
-                 g2_scale, period_games, n_games, ends,
-                 o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
+def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, seed_opp,
+                 seed_wins, start, ends, o_cost, o_bits, o_rmse, o_mis, o_gap, o_rating,
                  log_white, log_black, log_score):
-    """One seed of the ladder: ``n_games`` games among the players present, rated by
-    ``system`` (0 Elo, 1 Glicko-2), paired by ``scheduler`` (0 nearest, 1 gaussian,
-    2 greedy). ``arrival_order`` lists the players by (arrival, id); ``seed_opp[x]`` is
-    the virtual opponent of newcomer ``x`` (-1: no seeding) and ``seed_wins[x]`` his
-    virtual wins out of ``n_virtual``. Writes the metrics at the game counts ``ends``
-    (``ends[0] = 0``), the final estimates and, when the log arrays have length
-    ``n_games``, every game. Scratch is allocated once, before the game loop."""
+    """One seed of the ladder: ``params.n_games`` games among the players present, rated
+    by ``params.system`` (0 Elo, 1 Glicko-2), paired by ``params.scheduler`` (0 nearest,
+    1 gaussian, 2 greedy); ``params`` is a :class:`_LadderParams`. ``arrival_order``
+    lists the players by (arrival, id); ``seed_opp[x]`` is the virtual opponent of
+    newcomer ``x`` (-1: no seeding) and ``seed_wins[x]`` his virtual wins out of
+    ``params.n_virtual``. Elo rates each game as it is played
+    (:func:`~fastrate.ratings._steps.elo_game`), Glicko-2 each rating period at its end
+    (:func:`~fastrate.ratings._steps.glicko2_period`). Writes the metrics at the game
+    counts ``ends`` (``ends[0] = 0``), the final estimates and, when the log arrays have
+    length ``n_games``, every game. Scratch is allocated once, before the game loop."""
     n = true_rating.shape[0]
-    glicko = system == 1
+    n_games = params.n_games
+    n_virtual = params.n_virtual
+    period_games = params.period_games
+    scheduler = params.scheduler
+    elo = params.elo
+    g2 = params.glicko2
+    g2_scale = params.g2_scale
+    glicko = params.system == 1
     k3 = 3.0 / (math.pi * math.pi)
     state = np.empty(1, dtype=np.uint64)
     state[0] = np.uint64(seed_value)
@@ -350,39 +386,32 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
     order = np.zeros(n, dtype=np.int64)
     pos = np.full(n, -1, dtype=np.int64)
     active = np.zeros(n, dtype=np.bool_)
-    drawn = np.zeros(max(candidates, 1), dtype=np.int64)
-    empty_f = np.zeros(0, dtype=np.float64)
-    empty_b = np.zeros(0, dtype=np.bool_)
-    empty_i = np.zeros(0, dtype=np.int64)
-    # Elo state (the engine kernel's per-player arrays)
-    games_played = np.zeros(n, dtype=np.int64)
-    last_period = np.zeros(n, dtype=np.int64)
-    # Glicko-2 state: the engine's 64-byte player records
+    drawn = np.zeros(max(params.candidates, 1), dtype=np.int64)
+    # Glicko-2 state: the engine's 64-byte player records; ``fk`` numbers the periods
     rec = np.zeros((n if glicko else 1, 8))
     if glicko:
         for x in range(n):
             rec[x, REC_STAMP] = -1.0
             rec[x, REC_LEVEL] = (start[x] - 1500.0) / g2_scale
-            rec[x, REC_VAR] = init_phi2
-            rec[x, _VOL] = init_vol
+            rec[x, REC_VAR] = params.init_phi2
+            rec[x, REC_VOL] = params.init_vol
             rec[x, REC_LAST] = math.nan
             est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
+    fk = 0.0
     failed = np.zeros(n, dtype=np.int8)
     touched = np.zeros(n + 1, dtype=np.int64)
-    buf = np.zeros((BLOCK, 8))
-    starts = np.zeros(2, dtype=np.int64)
+    buf = np.zeros((8, BLOCK))
+    work = np.zeros((W_ROWS, BLOCK))
     saved = np.zeros(8)
     batch = period_games if glicko else 1
     pw = np.zeros(batch, dtype=np.int64)
     pb = np.zeros(batch, dtype=np.int64)
     ps = np.zeros(batch)
-    pp = np.zeros(batch, dtype=np.int64)
     pred = np.zeros(batch)
     nv = max(n_virtual, 1)
     vw = np.zeros(nv, dtype=np.int64)
     vb = np.zeros(nv, dtype=np.int64)
     vs = np.zeros(nv)
-    vp = np.zeros(nv, dtype=np.int64)
     vpred = np.zeros(nv)
     record_log = log_white.shape[0] > 0
 
@@ -410,6 +439,7 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
                 continue
             wins = seed_wins[x]
             if glicko:
+                # one rating period of virtual games that moves only the newcomer
                 rec[x, REC_LEVEL] = rec[o, REC_LEVEL]
                 for c in range(8):
                     saved[c] = rec[o, c]
@@ -417,28 +447,18 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
                     vw[v] = x
                     vb[v] = o
                     vs[v] = 1.0 if v < wins else 0.0
-                    vp[v] = g // period_games
-                for y in range(n):
-                    rec[y, REC_STAMP] = -1.0
-                starts[1] = n_virtual
-                _glicko2_kernel(vw, vb, vs, vp, starts, rec, failed, tau, epsilon,
-                                max_iterations, touched, buf, vpred)
+                glicko2_period(vw, vb, vs, 0, n_virtual, float(g // period_games), fk, rec,
+                               failed, g2, touched, buf, work, vpred)
+                fk += 1.0
                 for c in range(8):
                     rec[o, c] = saved[c]
                 est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
             else:
                 est[x] = est[o]
-                keep_r = est[o]
-                keep_n = games_played[o]
+                keep = est[o]
                 for v in range(n_virtual):
-                    vw[0] = x
-                    vb[0] = o
-                    vs[0] = 1.0 if v < wins else 0.0
-                    _elo_simple_kernel(vw[:1], vb[:1], vs[:1], empty_f, empty_b, empty_i, est,
-                                       games_played, last_period, k, factor, cap, 0.0,
-                                       vpred[:1], empty_f, empty_f, empty_i)
-                    est[o] = keep_r
-                    games_played[o] = keep_n
+                    elo_game(est, x, o, 1.0 if v < wins else 0.0, 1.0, False, elo)
+                    est[o] = keep
         if changed:
             _sort_ranks(order, pos, est, n_active)
         if g == 0 and ends[0] == 0:
@@ -451,11 +471,11 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
         p = _randint(state, n_active)
         i = order[p]
         if scheduler == 0:
-            q = _pick_nearest(state, p, n_active, candidates, drawn)
+            q = _pick_nearest(state, p, n_active, params.candidates, drawn)
         elif scheduler == 1:
-            q = _pick_gaussian(state, p, n_active, sigma)
+            q = _pick_gaussian(state, p, n_active, params.sigma)
         else:
-            q = _pick_greedy(i, p, n_active, order, cost, system, est, rec, factor, cap, k3)
+            q = _pick_greedy(i, p, n_active, order, cost, glicko, est, rec, elo, k3)
         j = order[q]
         gap_sum += abs(q - p)
         pt = logistic(true_rating[i] - true_rating[j], true_factor)
@@ -466,30 +486,24 @@ def _ladder_seed(seed_value, true_rating, cost, arrival, arrival_order, seed_opp
             log_white[g] = i
             log_black[g] = j
             log_score[g] = s
-        pw[m] = i
-        pb[m] = j
-        ps[m] = s
-        pp[m] = g // period_games
-        m += 1
         if glicko:
+            pw[m] = i
+            pb[m] = j
+            ps[m] = s
+            m += 1
             if m == batch or g + 1 == n_games:
-                for y in range(n):
-                    rec[y, REC_STAMP] = -1.0
-                starts[1] = m
-                _glicko2_kernel(pw[:m], pb[:m], ps[:m], pp[:m], starts, rec, failed, tau,
-                                epsilon, max_iterations, touched, buf, pred[:m])
+                glicko2_period(pw, pb, ps, 0, m, float(g // period_games), fk, rec, failed,
+                               g2, touched, buf, work, pred)
+                fk += 1.0
                 for y in range(n):
                     est[y] = 1500.0 + g2_scale * rec[y, REC_LEVEL]
                 _sort_ranks(order, pos, est, n_active)
                 m = 0
         else:
-            _elo_simple_kernel(pw[:1], pb[:1], ps[:1], empty_f, empty_b, empty_i, est,
-                               games_played, last_period, k, factor, cap, 0.0, pred[:1],
-                               empty_f, empty_f, empty_i)
+            elo_game(est, i, j, s, 1.0, False, elo)
             # only i and j moved: place i (jumping over j), then j
             _reposition(order, pos, est, n_active, i, j)
             _reposition(order, pos, est, n_active, j, -1)
-            m = 0
         if t < ends.shape[0] and g + 1 == ends[t]:
             _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, g + 1,
                     o_cost, o_bits, o_rmse, o_mis, o_gap)
@@ -512,9 +526,8 @@ def _run_seeds(seeds: np.ndarray, args: tuple, n: int, n_games: int, ends: np.nd
     def run(lo: int, hi: int) -> None:
         for s in range(lo, hi):
             la, lb = (s * n_games, (s + 1) * n_games) if log else (0, 0)
-            _ladder_seed(seeds[s], *args, n_games, ends,
-                         *(o[s * p:(s + 1) * p] for o in outs), ratings[s * n:(s + 1) * n],
-                         *(x[la:lb] for x in logs))
+            _ladder_seed(seeds[s], *args, ends, *(o[s * p:(s + 1) * p] for o in outs),
+                         ratings[s * n:(s + 1) * n], *(x[la:lb] for x in logs))
 
     n_seeds = seeds.shape[0]
     threads = max(1, min(numba.get_num_threads(), n_seeds))
@@ -715,7 +728,9 @@ def _seed_plan(ladder: Ladder, wins: int, losses: int) -> tuple[np.ndarray, np.n
     return opp, vwins
 
 
-def _elo_params(config: EloConfig) -> tuple[float, float, float, float]:
+def _elo_step(config: EloConfig) -> tuple[EloStep, float]:
+    """The simulator's Elo game step and initial rating from an EloConfig (refusing
+    options the simulator does not run)."""
     if not isinstance(config, EloConfig):
         raise ConfigError(f"'elo' must be an EloConfig; got {type(config).__name__}")
     unsupported = [name for name, ok in (
@@ -726,7 +741,7 @@ def _elo_params(config: EloConfig) -> tuple[float, float, float, float]:
         raise ConfigError("the ladder simulator runs Elo with constant K, game-by-game, no "
                           f"margin, regression or advantage; got {', '.join(unsupported)} "
                           "set in the EloConfig")
-    return (float(config.k), LN10 / config.scale, float(config.cap or 0.0),
+    return (EloStep(float(config.k), LN10 / config.scale, float(config.cap or 0.0), 0.0),
             float(config.initial_rating))
 
 
@@ -788,7 +803,7 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
         period_games = n
     check_number(o, "period_games", period_games, lo=1.0, hi=1e15, integer=True)
     check_choice(o, "start", start, STARTS)
-    k, factor, cap, init_rating = _elo_params(EloConfig() if elo is None else elo)
+    elo_step, init_rating = _elo_step(EloConfig() if elo is None else elo)
     g2 = Glicko2Config() if glicko2 is None else glicko2
     if not isinstance(g2, Glicko2Config):
         raise ConfigError(f"'glicko2' must be a Glicko2Config; got {type(g2).__name__}")
@@ -822,12 +837,13 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
         raise ConfigError(f"not enough memory for the results of {n_seeds:,} seeds "
                           f"({gib:,.1f} GiB): use fewer seeds (--seeds), checkpoints "
                           "(--points) or players") from None
-    args = (ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp, vwins,
-            wins + losses, SCHEDULERS.index(scheduler), float(sigma), int(candidates),
-            SYSTEMS.index(system), k, factor, cap, start_rating,
-            (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility),
-            float(g2.tau), float(g2.epsilon), int(g2.max_iterations), g2_scale,
-            int(period_games))
+    params = _LadderParams(
+        SCHEDULERS.index(scheduler), float(sigma), int(candidates), SYSTEMS.index(system),
+        n_games, wins + losses, int(period_games), elo_step,
+        Glicko2Step(float(g2.tau), float(g2.epsilon), int(g2.max_iterations)), g2_scale,
+        (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility))
+    args = (params, ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp, vwins,
+            start_rating)
     _run_seeds(seeds, args, n, n_games, ends, (o_cost, o_bits, o_rmse, o_mis, o_gap),
                o_rating, (log_w, log_b, log_s))
     shape = (n_seeds, p)

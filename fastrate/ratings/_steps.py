@@ -1,0 +1,219 @@
+"""Update steps that a rating system's kernel loops over and that simulators drive one at
+a time: one game of Elo with a constant K (:func:`elo_game`) and one rating period of
+Glicko-2 (:func:`glicko2_period`, with its volatility solver).
+
+``fastrate.ratings.elo`` and ``fastrate.ratings.glicko2`` rate whole game lists with
+them; the ladder simulator (``fastrate.stats.pairing``) rates each game, or each period,
+as it is played. Each step takes its scalar parameters as one NamedTuple
+(:class:`EloStep`, :class:`Glicko2Step`), which keeps the kernels' disk cache and one
+compiled specialisation per kernel.
+
+Sources: Elo (1978); Glickman, "Example of the Glicko-2 system" (2013+ versions:
+the Illinois algorithm of step 5).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._vecmath import exp, log, logistic, select
+from fastrate.ratings._common import (
+    GROWTH_GLICKO2,
+    REC_DELTA,
+    REC_INFO,
+    REC_LAST,
+    REC_LEVEL,
+    REC_VAR,
+    REC_VOL,
+    PeriodRule,
+    gather_block,
+    period_games,
+    rating_lead,
+)
+
+__all__ = ["EloStep", "elo_game", "Glicko2Step", "glicko2_period", "solve_block",
+           "volatility_f", "W_ROWS"]
+
+
+# ----------------------------------------------------------------------------------
+# Elo: one game
+
+
+class EloStep(NamedTuple):
+    """The scalars of an Elo game with a constant K."""
+
+    k: float  #: K
+    factor: float  #: ``ln(10) / scale``
+    cap: float  #: the rule of 400's cap (0: none)
+    advantage: float  #: points added to the first player's lead unless neutral
+
+
+@inline_kernel
+def elo_game(rating, a, b, s, w, advantaged, step):
+    """One Elo game of ``a`` against ``b`` with score ``s`` and weight ``w``: both ratings
+    move by ``K w (s - E)`` (zero-sum); returns ``E``, the expected score of ``a`` from
+    the ratings before the game (``advantaged``: the game is not neutral)."""
+    d = rating_lead(rating[a] - rating[b], advantaged, step.advantage, step.cap)
+    e = logistic(d, step.factor)
+    diff = (s - e) * w
+    rating[a] += step.k * diff
+    rating[b] -= step.k * diff
+    return e
+
+
+# ----------------------------------------------------------------------------------
+# Glicko-2: one rating period
+
+
+class Glicko2Step(NamedTuple):
+    """The scalars of a Glicko-2 rating period."""
+
+    tau: float  #: the constraint on the change in volatility
+    epsilon: float  #: the volatility solve's tolerance (in ``ln sigma^2``)
+    max_iterations: int  #: the most Illinois steps of a solve
+
+
+# rows of the volatility solver's work buffer (one column per player of a block)
+(_W_SIGMA, _W_PHI2, _W_VSUM, _W_DSUM, _W_NEW_SIGMA, _W_NEW_PHI2, _W_STEP, _W_FAILED, _W_A,
+ _W_D, _W_W0, _W_BIG_A, _W_BIG_B, _W_F_A, _W_F_B, _W_EX_A, _W_EX_B) = range(17)
+#: rows of the work buffer ``w`` of :func:`glicko2_period` and :func:`solve_block`
+W_ROWS = 17
+#: the record columns gathered into rows 0-3 of ``w`` (sigma, phi^2, 1/v, sum g (s - E))
+_GATHER = (REC_VOL, REC_VAR, REC_INFO, REC_DELTA)
+
+
+@kernel
+def volatility_f(x, ex, a, d, w0, inv_tau2):
+    """Glickman's ``f(x)`` given ``ex = e^x``, ``d = Delta^2 - phi^2 - v``, ``w0 = phi^2 + v``."""
+    w = w0 + ex
+    return ex * (d - ex) / (2.0 * w * w) - (x - a) * inv_tau2
+
+
+@inline_kernel
+def solve_block(m, w, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
+    """Steps 3-8 for the ``m`` players whose sigma, phi^2, ``1/v`` and ``sum g (s - E)``
+    are in rows 0-3 of ``w``: rows 4-7 get sigma', phi'^2, the step of mu and 2.0 where
+    the volatility did not converge (else 0.0).
+
+    The volatility is the scalar algorithm (``fastrate.ratings.glicko2._volatility``)
+    run for all players at once: every iteration of the Illinois algorithm is one
+    vectorised pass over the block in which a player whose bracket is already narrower
+    than ``epsilon`` keeps his values, so each player gets exactly the iterates of the
+    scalar algorithm; the passes stop when no player is left. Players with ``1/v = 0``
+    (no information on the volatility) take the limit of steps 6-8 as ``v -> inf``,
+    keeping sigma.
+    """
+    # the bracket [A, B] of the paper's step 5.2 (with k = 1 when Delta^2 <= phi^2 + v)
+    for j in range(m):
+        sigma = w[_W_SIGMA, j]
+        phi2 = w[_W_PHI2, j]
+        vsum = w[_W_VSUM, j]
+        info = vsum > 0.0
+        v = 1.0 / vsum
+        delta = v * w[_W_DSUM, j]
+        s2 = sigma * sigma
+        a = log(s2)
+        d = delta * delta - phi2 - v
+        w0 = phi2 + v
+        pos = d > 0.0
+        log_d = log(select(pos, d, 1.0))
+        ex_b = s2 * exp_mtau
+        f_b = volatility_f(a - tau, ex_b, a, d, w0, inv_tau2)
+        w[_W_A, j] = a
+        w[_W_D, j] = d
+        w[_W_W0, j] = w0
+        # no information: an empty bracket, nothing to iterate
+        w[_W_BIG_A, j] = select(info, a, 0.0)
+        w[_W_BIG_B, j] = select(info, select(pos, log_d, a - tau), 0.0)
+        w[_W_EX_A, j] = s2
+        w[_W_EX_B, j] = select(pos, d, ex_b)
+        w[_W_F_A, j] = volatility_f(a, s2, a, d, w0, inv_tau2)
+        w[_W_F_B, j] = select(pos, -(log_d - a) * inv_tau2, f_b)
+    # the rare brackets that need k > 1
+    for j in range(m):
+        if w[_W_VSUM, j] > 0.0 and not w[_W_D, j] > 0.0 and w[_W_F_B, j] < 0.0:
+            a = w[_W_A, j]
+            k = 1.0
+            ex_b = w[_W_EX_B, j]
+            f_b = w[_W_F_B, j]
+            while f_b < 0.0:
+                k += 1.0
+                ex_b *= exp_mtau
+                f_b = volatility_f(a - k * tau, ex_b, a, w[_W_D, j], w[_W_W0, j], inv_tau2)
+            w[_W_BIG_B, j] = a - k * tau
+            w[_W_EX_B, j] = ex_b
+            w[_W_F_B, j] = f_b
+    # Illinois iterations, all players in step
+    for _ in range(max_iterations):
+        active = 0
+        for j in range(m):
+            big_a = w[_W_BIG_A, j]
+            big_b = w[_W_BIG_B, j]
+            f_a = w[_W_F_A, j]
+            f_b = w[_W_F_B, j]
+            go = abs(big_b - big_a) > epsilon
+            active += go
+            big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+            ex_c = exp(big_c)
+            f_c = volatility_f(big_c, ex_c, w[_W_A, j], w[_W_D, j], w[_W_W0, j], inv_tau2)
+            swap = f_c * f_b <= 0.0
+            w[_W_BIG_A, j] = select(go & swap, big_b, big_a)
+            w[_W_EX_A, j] = select(go & swap, w[_W_EX_B, j], w[_W_EX_A, j])
+            w[_W_F_A, j] = select(go, select(swap, f_b, f_a / 2.0), f_a)
+            w[_W_BIG_B, j] = select(go, big_c, big_b)
+            w[_W_EX_B, j] = select(go, ex_c, w[_W_EX_B, j])
+            w[_W_F_B, j] = select(go, f_c, f_b)
+        if active == 0:
+            break
+    # steps 6-8; a bracket still wider than epsilon did not converge: keep the newest
+    # iterate (the paper's B)
+    for j in range(m):
+        sigma = w[_W_SIGMA, j]
+        phi2 = w[_W_PHI2, j]
+        vsum = w[_W_VSUM, j]
+        info = vsum > 0.0
+        failed = info & (abs(w[_W_BIG_B, j] - w[_W_BIG_A, j]) > epsilon)
+        s2 = select(failed, w[_W_EX_B, j], w[_W_EX_A, j])
+        new_phi2 = select(info, 1.0 / (1.0 / (phi2 + s2) + vsum), phi2 + sigma * sigma)
+        w[_W_NEW_SIGMA, j] = select(info, math.sqrt(s2), sigma)
+        w[_W_NEW_PHI2, j] = new_phi2
+        w[_W_STEP, j] = new_phi2 * w[_W_DSUM, j]
+        w[_W_FAILED, j] = select(failed, 2.0, 0.0)
+
+
+@kernel
+def glicko2_period(white, black, score, lo, hi, p, fk, rec, failed, step, touched, buf, w,
+                   pred):
+    """Glicko-2 for the games ``lo .. hi-1`` of one rating period (absolute number ``p``;
+    ``fk`` a number that differs from every earlier period's), on the Glicko-2 scale.
+
+    ``rec`` (n_players x 8 float64, see ``fastrate.ratings._common``) holds per player
+    the ``fk`` of the last period he played in (-1 before), ``mu`` and ``phi^2`` as of
+    the onset of the period, the sums ``1/v`` and ``sum g (s - E)``, his volatility and
+    his last period (NaN: none); column 2 counts his games. ``failed[x]`` is set to 2
+    when player x's volatility solve did not converge and to 0 when it did. ``touched``
+    (n_players + 1), ``buf`` (8 x block) and ``w`` (``W_ROWS`` x block) are scratch.
+    Costs O(games in the period). The games are processed as Glicko's
+    (:func:`fastrate.ratings._common.period_games`); the period-end updates in blocks
+    of players (gather, :func:`solve_block`, scatter).
+    """
+    tau = step.tau
+    inv_tau2 = 1.0 / (tau * tau)
+    exp_mtau = math.exp(-tau)
+    rule = PeriodRule(GROWTH_GLICKO2, 0.0, 0.0, 1.0, 3.0 / (math.pi * math.pi))
+    nt = period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, rule)
+    # steps 3-8 for everyone who played, in blocks: gather, solve, scatter
+    for t0 in range(0, nt, w.shape[1]):
+        m = gather_block(rec, touched, t0, nt, w, _GATHER)
+        solve_block(m, w, tau, inv_tau2, exp_mtau, step.epsilon, step.max_iterations)
+        for j in range(m):
+            x = touched[t0 + j]
+            rec[x, REC_VOL] = w[_W_NEW_SIGMA, j]
+            rec[x, REC_VAR] = w[_W_NEW_PHI2, j]
+            rec[x, REC_LEVEL] += w[_W_STEP, j]
+            rec[x, REC_LAST] = p
+            failed[x] = np.int8(w[_W_FAILED, j])
