@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,12 +66,27 @@ def _expit(x: float) -> float:
     return z / (1.0 + z)
 
 
+class _FibsParams(NamedTuple):
+    """The scalars of :func:`_fibs_kernel`."""
+
+    use_experience: bool  #: ``K = max(k_min, k_max - experience / experience_scale)``
+    k: float  #: the constant K otherwise
+    k_max: float
+    k_min: float
+    experience_scale: float
+
+
 @kernel
-def _fibs_kernel(white, black, score, length, rating, experience, games_played,
-                 use_experience, k_const, k_max, k_min, experience_scale, pred):
-    """FIBS ratings over matches in order; ``score[i]`` is 1 when ``white[i]`` won, 0
-    when ``black[i]`` won. Writes ``pred`` (``white``'s pre-match winning chance) and
-    updates ``rating``, ``experience`` and ``games_played`` in place."""
+def _fibs_kernel(white, black, score, length, rating, experience, games_played, params,
+                 pred):
+    """FIBS ratings over matches in order, with the K rule of ``params`` (a
+    :class:`_FibsParams`); ``score[i]`` is 1 when ``white[i]`` won, 0 when ``black[i]``
+    won. Writes ``pred`` (``white``'s pre-match winning chance) and updates ``rating``,
+    ``experience`` and ``games_played`` in place."""
+    use_experience = params.use_experience
+    k_max = params.k_max
+    k_min = params.k_min
+    experience_scale = params.experience_scale
     c = _LN10 / 2000.0
     for i in range(white.shape[0]):
         a = white[i]
@@ -92,8 +107,8 @@ def _fibs_kernel(white, black, score, length, rating, experience, games_played,
             kw = max(k_min, k_max - experience[w] / experience_scale)
             kl = max(k_min, k_max - experience[lo] / experience_scale)
         else:
-            kw = k_const
-            kl = k_const
+            kw = params.k
+            kl = params.k
         gain = 4.0 * root * p
         rating[w] += kw * gain
         rating[lo] -= kl * gain
@@ -291,10 +306,10 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
                                        extra=(EXPERIENCE,))
     experience = state.extra["experience"]
     pred = np.empty(n, dtype=np.float64)
+    params = _FibsParams(bool(config.use_experience), float(config.k), float(config.k_max),
+                         float(config.k_min), float(config.experience_scale))
     _fibs_kernel(games.white, games.black, games.score, require(lengths, np.float64),
-                 state.rating, experience, state.games_played, bool(config.use_experience),
-                 float(config.k), float(config.k_max), float(config.k_min),
-                 float(config.experience_scale), pred)
+                 state.rating, experience, state.games_played, params, pred)
     return FibsRatings(system="fibs", players=state.players, rating=state.rating,
                        games_played=state.games_played, predictions=games.to_input_order(pred),
                        config=config, experience=experience)
