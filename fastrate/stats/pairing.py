@@ -398,6 +398,8 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
             rec[x, REC_LAST] = math.nan
             est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
     fk = 0.0
+    first = np.int64(0)  # a period's games start at 0 (typed int64: a literal 0 would
+    # compile glicko2_period a second time)
     failed = np.zeros(n, dtype=np.int8)
     touched = np.zeros(n + 1, dtype=np.int64)
     buf = np.zeros((8, BLOCK))
@@ -447,7 +449,7 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
                     vw[v] = x
                     vb[v] = o
                     vs[v] = 1.0 if v < wins else 0.0
-                glicko2_period(vw, vb, vs, 0, n_virtual, float(g // period_games), fk, rec,
+                glicko2_period(vw, vb, vs, first, n_virtual, float(g // period_games), fk, rec,
                                failed, g2, touched, buf, work, vpred)
                 fk += 1.0
                 for c in range(8):
@@ -492,7 +494,7 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
             ps[m] = s
             m += 1
             if m == batch or g + 1 == n_games:
-                glicko2_period(pw, pb, ps, 0, m, float(g // period_games), fk, rec, failed,
+                glicko2_period(pw, pb, ps, first, m, float(g // period_games), fk, rec, failed,
                                g2, touched, buf, work, pred)
                 fk += 1.0
                 for y in range(n):
