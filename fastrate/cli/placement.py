@@ -1,18 +1,16 @@
 """``fastrate placement``: skill statistics for placement games (TAPL, TAZD, TAZD*,
-TAOWR/TAOLZ, p-value, effect size, CI, GPG, PPRG, QOOA, baseball-style standings). I/O and errors
-only; the computing happens in :mod:`fastrate.stats.placement`."""
+TAOWR/TAOLZ, p-value, effect size, CI, GPG, PPRG, QOOA, baseball-style standings). Options and
+output only: the files are read by :mod:`fastrate.io.placement`, the statistics computed by
+:mod:`fastrate.stats.placement`."""
 
 from __future__ import annotations
 
-import re
 import sys
 import warnings
 
 import click
 
 FORMATS = ("csv", "parquet", "json")
-_PLACE_COLUMN = re.compile(r"^(?:p|place|place_?)(\d+)$", re.IGNORECASE)
-_LEVEL_COLUMN = re.compile(r"^(?:level|l)_?([0-5])$", re.IGNORECASE)
 
 
 @click.group("placement")
@@ -26,48 +24,45 @@ _NAMED = ("uniform", "tapl", "tazd", "takbe", "taowr", "taolz")
 def _read_reference(reference: str | None):
     """'tazd' / 'takbe' / 'uniform' (= 'tapl', the test against pure luck) / 'taowr' /
     'taolz' / None, or a file: one row of k numbers, or a column of k numbers (profile,
-    percent or fraction)."""
+    percent or fraction; :func:`fastrate.io.placement.read_profile`)."""
     if reference is None or reference.lower() in _NAMED:
         if reference is None or reference.lower() == "tapl":
             return None
         return reference.lower()
     from pathlib import Path
 
-    import numpy as np
-
     from fastrate.errors import InputError
+    from fastrate.io.placement import read_profile
 
-    path = Path(reference)
-    if not path.exists():
+    if not Path(reference).exists():
         raise InputError(f"--reference must be tazd, takbe, uniform, taowr, taolz or a profile "
                          f"file (tapl = uniform); no such file: {reference}")
-    # numbers apart by white space, commas, semicolons or the essay's dashes
-    # (10-10-10.3-...); a minus sign after a separator or an exponent stays a sign
-    text = [t for t in re.split(r"[\s,;]+|(?<=[0-9.])-", path.read_text()) if t]
     try:
-        return np.array([float(x) for x in text])
-    except ValueError:
-        raise InputError(f"--reference file {reference} must hold only the k numbers of a "
-                         f"profile (e.g. 10 10 10.3 12.9 15.5 17.2 19.4)") from None
+        return read_profile(reference)
+    except InputError as exc:  # "file X must hold only the k numbers ..."
+        raise InputError(f"--reference {exc}") from None
 
 
-def _columns_lower(table) -> dict[str, str]:
-    return {c.lower(): c for c in table.column_names}
-
-
-def _source(file: str, table, cols: dict[str, str], fmt: str | None = None):
-    """Where the rows come from, so errors name the file, its line and its column."""
-    import dataclasses
-
+def _needs_history(file: str, reference: str):
+    """The check of read_placement for --reference taowr/taolz: a log with time and
+    points columns."""
     from fastrate.errors import InputError
-    from fastrate.io.tables import source_for
 
-    if table.num_rows == 0:
-        raise InputError(f"no rows: {file} has no data rows (columns: "
-                         f"{', '.join(table.column_names)})")
-    from pathlib import Path
+    def check(kind: str, columns: tuple[str, ...]) -> None:
+        if kind != "log":
+            raise InputError(f"--reference {reference} needs a placement log (columns "
+                             f"game, time, player, place, points), not a counts table; "
+                             f"{file} has columns {', '.join(columns)}")
+        lower = {c.lower() for c in columns}
+        missing = [c for c in ("time", "points") if c not in lower]
+        if missing:
+            raise InputError(f"--reference {reference} needs the columns 'time' and "
+                             f"'points' (points won per game) of a log to follow each "
+                             f"player's rating; no column {' or '.join(map(repr, missing))} "
+                             f"in {file} (columns: {', '.join(columns)}); "
+                             f"{reference.upper()} is computed from the log's history")
 
-    return dataclasses.replace(source_for(Path(file).name, fmt), columns=tuple(cols.items()))
+    return check
 
 
 def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
@@ -75,87 +70,27 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
     """(player names, counts, points or None, levels or None, games_behind or None,
     TAOWR/TAOLZ columns or None). ``own``: the options of placement.own_reference_stats
     (reference, level, ...), which need a log with time and points columns."""
-    import numpy as np
-
-    from fastrate._validate import as_float64, check_range
-    from fastrate.errors import InputError
-    from fastrate.io.tables import read_table
+    from fastrate.io.placement import read_placement
     from fastrate.stats import placement
 
-    table = read_table(file, fmt)
-    cols = _columns_lower(table)
-    if "player" not in cols:
-        raise InputError(f"no column 'player' in {file} (columns: "
-                         f"{', '.join(table.column_names)}); a log needs game, player, place "
-                         "and a counts table player, p1..pk")
-    src = _source(file, table, cols, fmt)
-
-    def col(name):
-        return table.column(cols[name]).to_numpy(zero_copy_only=False)
-
+    data = read_placement(file, fmt, places,
+                          check=None if own is None else _needs_history(file, own["reference"]))
+    if data.kind == "counts":
+        return data.player, data.counts, data.points, data.levels, None, None
+    src = data.source
+    own_cols = None
     if own is not None:
-        name = own["reference"].upper()
-        if "place" not in cols:
-            raise InputError(f"--reference {own['reference']} needs a placement log (columns "
-                             f"game, time, player, place, points), not a counts table; "
-                             f"{file} has columns {', '.join(table.column_names)}")
-        missing = [c for c in ("time", "points") if c not in cols]
-        if missing:
-            raise InputError(f"--reference {own['reference']} needs the columns 'time' and "
-                             f"'points' (points won per game) of a log to follow each "
-                             f"player's rating; no column {' or '.join(map(repr, missing))} "
-                             f"in {file} (columns: {', '.join(table.column_names)}); {name} "
-                             "is computed from the log's history")
-    if "place" in cols:
-        game = col("game") if "game" in cols else None
-        own_cols = None
-        if own is not None:
-            own_cols = placement.own_reference_stats(
-                col("player"), col("place"), col("points"), col("time"), places, game=game,
-                allow_ties=allow_ties, source=src, **own)
-        log = placement.profiles_from_log(
-            col("player"), col("place"), places, game=game,
-            points=col("points") if "points" in cols else None,
-            level=col("level") if "level" in cols else None, allow_ties=allow_ties,
-            source=src)
-        gb = None
-        if game is not None:
-            gb = placement.standings(game, col("player"), col("place"), sort=False,
-                                     allow_ties=allow_ties, source=src)["games_behind"]
-        return (log["players"].names, log["counts"], log["points"], log["levels"], gb,
-                own_cols)
-    place_cols = sorted(((int(m.group(1)), c) for c in table.column_names
-                         if (m := _PLACE_COLUMN.match(c))), key=lambda t: t[0])
-    if not place_cols:
-        raise InputError(f"{file} has neither a 'place' column (a log: game, player, place) "
-                         f"nor p1..pk columns (a counts table); columns: "
-                         f"{', '.join(table.column_names)}")
-    numbers = [n for n, _ in place_cols]
-    if numbers != list(range(1, len(numbers) + 1)):
-        raise InputError(f"the place columns of {file} must be p1..pk without gaps; found "
-                         f"{', '.join(c for _, c in place_cols)}")
-    if places is not None and places != len(numbers):
-        raise InputError(f"--places {places} does not match the {len(numbers)} place columns "
-                         f"of the counts table {file} (p1..p{len(numbers)}); --places is for "
-                         "a log")
-
-    def numbers_of(c):
-        values = table.column(c).to_numpy(zero_copy_only=False)
-        if values.dtype.kind not in "iu":
-            values = as_float64(values, c, src)
-        check_range(values, c, 0, np.inf, src)
-        return values
-
-    counts = np.column_stack([numbers_of(c) for _, c in place_cols])
-    points = as_float64(col("points"), cols["points"], src) if "points" in cols else None
-    level_cols = sorted(((int(m.group(1)), c) for c in table.column_names
-                         if (m := _LEVEL_COLUMN.match(c))), key=lambda t: t[0])
-    levels = None
-    if level_cols:
-        levels = np.zeros((counts.shape[0], 6))
-        for n, c in level_cols:
-            levels[:, n] = as_float64(table.column(c).to_numpy(zero_copy_only=False), c, src)
-    return col("player"), counts, points, levels, None, None
+        own_cols = placement.own_reference_stats(
+            data.player, data.place, data.points, data.time, places, game=data.game,
+            allow_ties=allow_ties, source=src, **own)
+    log = placement.profiles_from_log(data.player, data.place, places, game=data.game,
+                                      points=data.points, level=data.level,
+                                      allow_ties=allow_ties, source=src)
+    gb = None
+    if data.game is not None:
+        gb = placement.standings(data.game, data.player, data.place, sort=False,
+                                 allow_ties=allow_ties, source=src)["games_behind"]
+    return log["players"].names, log["counts"], log["points"], log["levels"], gb, own_cols
 
 
 @placement_group.command("stats")
@@ -304,27 +239,15 @@ def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, inp
     import numpy as np
     import pyarrow as pa
 
-    from fastrate.errors import InputError
-    from fastrate.io.tables import read_table, write_table
+    from fastrate.io.placement import read_seating
+    from fastrate.io.tables import write_table
     from fastrate.stats import placement
 
-    table = read_table(file, input_format)
-    cols = _columns_lower(table)
-    missing = [c for c in ("game", "player", "seat", "watchers") if c not in cols]
-    if missing:
-        raise InputError(f"no column {', '.join(repr(c) for c in missing)} in {file} "
-                         f"(columns: {', '.join(table.column_names)}); a seating log needs "
-                         "game, player, seat, watchers")
-
-    src = _source(file, table, cols, input_format)
-
-    def col(name):
-        return table.column(cols[name]).to_numpy(zero_copy_only=False)
-
-    result = placement.pga(col("game"), col("player"), col("seat"), col("watchers"),
-                           capacity=col("capacity") if "capacity" in cols else capacity,
-                           p_watch=p_watch, threshold=threshold, min_games=min_games,
-                           source=src)
+    seating = read_seating(file, input_format)
+    result = placement.pga(seating.game, seating.player, seating.seat, seating.watchers,
+                           capacity=seating.capacity if seating.capacity is not None
+                           else capacity, p_watch=p_watch, threshold=threshold,
+                           min_games=min_games, source=seating.source)
     keep = result["flagged"] if flagged_only else np.ones(len(result["x"]), bool)
     out = pa.table({k: pa.array(v[keep].tolist() if v.dtype == object else v[keep])
                     for k, v in result.items()})
