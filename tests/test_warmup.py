@@ -1,19 +1,28 @@
 """``fastrate warmup`` compiles what the usual pipelines call: after it, rating games,
 scoring and rating an integer-id bridge table and the placement statistics add no new
 Numba signature (a fresh interpreter, so earlier tests cannot have compiled them); and
-what it compiled loads from the disk cache in the next fresh interpreter."""
+what it compiled loads from the disk cache in the next fresh interpreter. The counts it
+reports are the specialisations really compiled or loaded, the parallel warm-up leaves
+a cache that loads without a miss, and the command shows one line per group."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from click.testing import CliRunner
+
+from fastrate._warmup import WarmGroup, _next_group, groups, run_warmup
+from fastrate.cli import main
+from fastrate.errors import ConfigError
 
 SCRIPT = textwrap.dedent("""
-    import inspect, json, sys
+    import json, sys
     import numpy as np, pyarrow as pa
     from numba.core.registry import CPUDispatcher
     import fastrate._warmup as warm
@@ -30,9 +39,7 @@ SCRIPT = textwrap.dedent("""
                         out[fn.__module__ + "." + fn.__qualname__] = len(value.signatures)
         return out
 
-    # in this process (not in worker processes), where the signatures are counted
-    warm.warmup(**{"workers": 1} if "workers" in inspect.signature(warm.warmup).parameters
-                else {})
+    warm.warmup(workers=1)  # in this process (not in workers), where signatures are counted
     before = signatures()
     import fastrate
     from fastrate.bridge import bridge_elo
@@ -75,12 +82,10 @@ def test_warmup_covers_the_usual_pipelines():
 
 #: warm up, then report every kernel's disk-cache hits and misses in this process
 CACHE_SCRIPT = textwrap.dedent("""
-    import inspect, json, sys
+    import json, sys
     import fastrate._warmup as warm
 
-    # in this process, where the counters below are kept (not in worker processes)
-    kw = {"workers": 1} if "workers" in inspect.signature(warm.warmup).parameters else {}
-    warm.warmup(**kw)
+    warm.warmup(workers=1)  # in this process, where the counters below are kept
     hits, misses = {}, {}
     for name, module in list(sys.modules.items()):
         if name.startswith("fastrate"):
@@ -111,3 +116,104 @@ def test_kernels_load_from_the_disk_cache_in_a_fresh_process():
     assert not missed, f"kernels compiled again in a fresh process (cache misses): {missed}"
     loaded = [k for k, v in second["hits"].items() if v]
     assert len(loaded) > 20, f"only {len(loaded)} kernels loaded from the cache: {loaded}"
+
+
+def _run_json(script: str, **env: str) -> dict:
+    res = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+                         text=True, timeout=600, env={**os.environ, **env})
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_counts_are_the_specialisations_compiled_or_loaded():
+    """In a fresh interpreter: the parallel warm-up loads nothing into the calling process;
+    then a warm-up in this process loads everything from the cache it left (no compile),
+    and its report counts exactly the specialisations the process then holds, each group
+    its own ones."""
+    out = _run_json("""
+        import json
+        from fastrate._warmup import kernel_specialisations, run_warmup
+
+        par = run_warmup(workers=2)
+        held_after_par = kernel_specialisations()
+        ser = run_warmup(workers=1)
+        print(json.dumps({
+            "par": sorted(par.kernels), "par_groups": [g.name for g in par.groups],
+            "held_after_par": sorted(held_after_par), "ser": sorted(ser.kernels),
+            "ser_compiled": ser.compiled, "ser_groups": [len(g.kernels) for g in ser.groups],
+            "held": sorted(kernel_specialisations())}))
+    """)
+    assert sorted(out["par_groups"]) == sorted(g.name for g in groups())
+    assert out["held_after_par"] == []
+    assert out["ser_compiled"] == 0, "the parallel warm-up left kernels out of the cache"
+    assert out["ser"] == out["held"]
+    assert sum(out["ser_groups"]) == len(out["ser"]) > 30
+    assert all(n > 0 for n in out["ser_groups"])
+    assert set(out["ser"]) <= set(out["par"])
+
+
+@pytest.mark.slow
+def test_parallel_warmup_from_an_empty_cache_loads_without_a_miss(tmp_path):
+    """Two workers compile into an empty cache at once (Glicko and Glicko-2 share the
+    exp/fma/select helpers); a fresh interpreter then loads every kernel, none missing."""
+    cache = str(tmp_path)
+    first = _run_json("""
+        import json
+        from fastrate._warmup import run_warmup
+
+        r = run_warmup(["glicko", "glicko2", "fibs"], workers=2)
+        print(json.dumps({"compiled": r.compiled, "n": len(r.kernels), "cache": r.cache}))
+    """, NUMBA_CACHE_DIR=cache)
+    assert first["compiled"] == first["n"] > 5
+    assert first["cache"] == cache
+    second = _run_json("""
+        import json
+        from fastrate._warmup import run_warmup
+
+        r = run_warmup(["glicko", "glicko2", "fibs"], workers=1)
+        print(json.dumps({"compiled": r.compiled, "loaded": r.loaded}))
+    """, NUMBA_CACHE_DIR=cache)
+    assert second == {"compiled": 0, "loaded": 3}
+
+
+def test_warmup_command_shows_each_group_and_the_count():
+    result = CliRunner().invoke(main, ["warmup", "--workers", "1", "-v"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    names = [g.name for g in groups()]
+    done = [re.fullmatch(r"\[(\d+)/(\d+)\] (\w+): (\d+) kernels \((\d+) compiled, (\d+) "
+                         r"loaded from the cache\), [\d.]+ s", line) for line in lines]
+    done = [m for m in done if m]
+    assert [m[3] for m in done] == names
+    assert [int(m[1]) for m in done] == list(range(1, len(names) + 1))
+    assert all(int(m[2]) == len(names) for m in done)
+    assert all(int(m[4]) == int(m[5]) + int(m[6]) for m in done)
+    listed = [line for line in lines if re.match(r"    (compiled|loaded  ) fastrate\.", line)]
+    assert len(listed) == sum(int(m[4]) for m in done)
+    summary = re.fullmatch(r"compiled (\d+) kernels in [\d.]+ s \((\d+) loaded from the "
+                           r"cache; 1 process; cache: .+\)", lines[-1])
+    assert summary, lines[-1]
+    assert int(summary[1]) + int(summary[2]) == len(listed)
+
+
+def test_warmup_command_rejects_zero_workers():
+    result = CliRunner().invoke(main, ["warmup", "--workers", "0"])
+    assert result.exit_code == 2
+    assert "0 is not in the range x>=1" in result.output
+
+
+def test_unknown_group():
+    with pytest.raises(ConfigError, match="warm-up group must be one of elo, .*; got 'nope'"):
+        run_warmup(["nope"])
+
+
+def test_a_free_worker_takes_the_first_ready_group_awaited_ones_first():
+    def g(name, *after):
+        return WarmGroup(name, lambda: None, after)
+
+    a, b, c, d = g("a"), g("b", "a"), g("c"), g("d")
+    assert _next_group([c, a, b], set()).name == "a"  # b waits for a
+    assert _next_group([c, b], {"a"}).name == "c"  # a still running
+    assert _next_group([b, d], set()).name == "b"  # a finished (neither pending nor running)
+    assert _next_group([b], {"a"}).name == "b"  # nothing ready: better than idle

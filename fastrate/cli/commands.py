@@ -188,16 +188,37 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
 
 
 @click.command("warmup")
-@click.option("-v", "--verbose", is_flag=True, help="List each kernel as it compiles.")
-def warmup_command(verbose: bool) -> None:
-    """Compile every kernel into Numba's on-disk cache (run once after installing)."""
-    import time
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also list every kernel specialisation of each group.")
+@click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: the CPU count, at most 4; 1 = this process).")
+def warmup_command(verbose: bool, workers: int | None) -> None:
+    """Compile every kernel into Numba's on-disk cache (run once after installing).
 
-    from fastrate._warmup import warmup
+    One line per kernel group on stderr as it finishes (its kernel specialisations,
+    compiled or loaded from the cache, and its time), then a summary with the cache
+    folder. NUMBA_CACHE_DIR chooses the folder.
 
-    t0 = time.perf_counter()
-    done = warmup(verbose=verbose)
-    click.echo(f"compiled {len(done)} kernels in {time.perf_counter() - t0:.1f} s")
+    \b
+    Examples:
+      fastrate warmup
+      fastrate warmup -v --workers 1
+    """
+    from fastrate._warmup import groups, run_warmup
+
+    total = len(groups())
+    count = 0
+
+    def progress(result: Any) -> None:
+        nonlocal count
+        count += 1
+        click.echo(f"[{count}/{total}] {result.line()}", err=True)
+        if verbose:
+            for key, compiled in sorted(result.kernels.items()):
+                click.echo(f"    {'compiled' if compiled else 'loaded  '} {key}", err=True)
+
+    click.echo(f"compiling {total} kernel groups ...", err=True)
+    click.echo(run_warmup(workers=workers, progress=progress).summary())
 
 
 #END
