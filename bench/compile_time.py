@@ -1,7 +1,8 @@
 """Cold compile versus warm cache: how long a fresh process waits before its first rating.
 
-For each system (and for ``fastrate.warmup()``, which compiles all of them) a new
-interpreter imports fastrate and rates four games, twice:
+For each system (and for the warm-up, which compiles every kernel of the package: ``all``
+runs it as ``fastrate warmup`` does, in worker processes, and ``all-serial`` in one
+process) a new interpreter imports fastrate and rates four games, twice:
 
 * **cold** -- with an empty Numba cache (``NUMBA_CACHE_DIR`` pointing at a new temporary
   folder): the first call compiles the kernel and writes it to the cache;
@@ -10,7 +11,10 @@ interpreter imports fastrate and rates four games, twice:
 
 Each run reports the import time (``import fastrate`` and the system's module, which
 imports Numba), the first call, the second call (the kernel's own cost, microseconds)
-and the whole process's wall time. Best of ``--repeat`` runs.
+and the whole process's wall time and CPU time (its workers' included). Best of
+``--repeat`` runs. For the warm-up the "second call" is a second warm-up in the same
+process (everything loaded), and the number of kernel specialisations compiled or
+loaded is reported too.
 
     python -m bench.compile_time              # all systems, best of 3
     python -m bench.compile_time --repeat 1 --systems elo
@@ -30,6 +34,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 SYSTEMS = {"elo": "EloConfig", "glicko": "GlickoConfig", "glicko2": "Glicko2Config"}
+#: the warm-up runs: name -> worker processes (None: the default, as ``fastrate warmup``)
+WARMUPS = {"all": None, "all-serial": 1}
 
 _CHILD = """
 import json, time
@@ -46,20 +52,23 @@ t2 = time.perf_counter()
 t3 = time.perf_counter()
 {call}
 t4 = time.perf_counter()
-print(json.dumps({{"import": t1 - t0, "first": t3 - t2, "second": t4 - t3}}))
+print(json.dumps({{"import": t1 - t0, "first": t3 - t2, "second": t4 - t3{extra}}}))
 """
 
 
 def _child_source(system: str) -> str:
-    if system == "all":
-        return _CHILD.format(imports="from fastrate import warmup", call="warmup()")
+    if system in WARMUPS:
+        return _CHILD.format(imports="from fastrate._warmup import run_warmup",
+                             call=f"r = run_warmup(workers={WARMUPS[system]})",
+                             extra=', "kernels": len(r.kernels)')
     cfg = SYSTEMS[system]
     return _CHILD.format(imports=f"from fastrate.ratings import {system} as m",
-                         call=f"m.rate(games, m.{cfg}())")
+                         call=f"m.rate(games, m.{cfg}())", extra="")
 
 
 def _run(system: str, cache_dir: str) -> dict[str, float]:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _child_source(system)], cwd=REPO, env=env,
                           capture_output=True, text=True)
@@ -68,7 +77,16 @@ def _run(system: str, cache_dir: str) -> dict[str, float]:
         raise RuntimeError(f"{system}: child failed:\n{proc.stderr}")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["process"] = wall
+    out["cpu"] = _children_cpu() - cpu0
     return out
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes (and theirs)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def measure(system: str, repeat: int = 3) -> dict[str, dict[str, float]]:
@@ -86,13 +104,15 @@ def measure(system: str, repeat: int = 3) -> dict[str, dict[str, float]]:
 
 
 def table(results: dict[str, dict[str, dict[str, float]]]) -> str:
-    head = ("system", "start", "import s", "first call s", "second call ms", "process s")
+    head = ("system", "start", "import s", "first call s", "second call ms", "process s",
+            "CPU s", "kernels")
     rows = []
     for system, r in results.items():
         for start in ("cold", "warm"):
             t = r[start]
             rows.append((system, start, f"{t['import']:.2f}", f"{t['first']:.3f}",
-                         f"{t['second'] * 1e3:.3f}", f"{t['process']:.2f}"))
+                         f"{t['second'] * 1e3:.3f}", f"{t['process']:.2f}", f"{t['cpu']:.2f}",
+                         str(t.get("kernels", ""))))
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
 
     def line(cells):
@@ -107,8 +127,10 @@ def table(results: dict[str, dict[str, dict[str, float]]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.compile_time", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--systems", nargs="+", default=[*SYSTEMS, "all"],
-                    choices=[*SYSTEMS, "all"], help="systems to measure ('all' = warmup())")
+    ap.add_argument("--systems", nargs="+", default=[*SYSTEMS, *WARMUPS],
+                    choices=[*SYSTEMS, *WARMUPS],
+                    help="systems to measure ('all' = the warm-up in worker processes, "
+                         "'all-serial' = in one process)")
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args(argv)

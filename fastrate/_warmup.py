@@ -15,7 +15,7 @@ compiled (a cache miss) or loaded from the disk cache.
 
 The groups run in worker processes (``spawn``; as many as there are CPUs, at most 4),
 each compiling into the shared on-disk cache, and are reported as they finish. A group
-that reuses another group's kernels (the ladder simulator rates with Elo and Glicko-2)
+that reuses another group's kernels (the ladder simulator runs Glicko-2's period step)
 names it in ``after`` and starts once it has finished, loading those kernels from the
 cache instead of compiling them a second time (unless a worker would otherwise sit
 idle). Numba keeps each kernel's cache as an index file plus one data file per
@@ -122,11 +122,10 @@ def _warm_bridge() -> None:
         boards.score(method)
 
 
-#: The kernel groups beside the rating systems, slowest first: a free worker takes the
-#: first ready group in the order of :func:`groups` (the systems, then these), those
-#: that others wait for first.
+#: The kernel groups beside the rating systems, slowest first (see :func:`_next_group`
+#: for the order the workers take them in).
 GROUPS: list[WarmGroup] = [
-    WarmGroup("pairing", _warm_pairing, after=("elo", "glicko2")),
+    WarmGroup("pairing", _warm_pairing, after=("glicko2",)),  # the Glicko-2 step
     WarmGroup("bridge", _warm_bridge, after=("bridge_elo",)),  # cross-IMPs, Boards
     WarmGroup("placement", _warm_placement),
     WarmGroup("placement_logs", _warm_placement_logs, after=("placement",)),
@@ -286,14 +285,18 @@ def _select(only: Sequence[str] | None) -> list[WarmGroup]:
 
 
 def _next_group(pending: list[WarmGroup], running: set[str]) -> WarmGroup:
-    """The group to start on a free worker: the first pending group none of whose
-    ``after`` groups is still pending or running, preferring one that another pending
-    group waits for; if none is ready, the first pending group (better than an idle
-    worker, though it compiles some of its kernels a second time)."""
+    """The group to start on a free worker: among the pending groups none of whose
+    ``after`` groups is still pending or running, first one that another pending group
+    waits for, then one of :data:`GROUPS` (the larger subjects), then a rating system, each
+    in list order; if none is ready, the first pending group (better than an idle worker,
+    though it compiles some of its kernels a second time)."""
     unfinished = {g.name for g in pending} | running
     ready = [g for g in pending if not unfinished.intersection(g.after)]
+    if not ready:
+        return pending[0]
     awaited = {a for g in pending for a in g.after}
-    return next((g for g in ready if g.name in awaited), ready[0] if ready else pending[0])
+    others = {g.name for g in GROUPS}
+    return min(ready, key=lambda g: (g.name not in awaited, g.name not in others))
 
 
 def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,

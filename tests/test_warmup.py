@@ -208,12 +208,16 @@ def test_unknown_group():
         run_warmup(["nope"])
 
 
-def test_a_free_worker_takes_the_first_ready_group_awaited_ones_first():
+def test_a_free_worker_takes_a_ready_group_awaited_ones_first(monkeypatch):
     def g(name, *after):
         return WarmGroup(name, lambda: None, after)
 
-    a, b, c, d = g("a"), g("b", "a"), g("c"), g("d")
+    import fastrate._warmup as warm
+
+    a, b, c, d, e = g("a"), g("b", "a"), g("c"), g("d"), g("e")
+    monkeypatch.setattr(warm, "GROUPS", [b, e])  # c and d stand for rating systems
     assert _next_group([c, a, b], set()).name == "a"  # b waits for a
     assert _next_group([c, b], {"a"}).name == "c"  # a still running
-    assert _next_group([b, d], set()).name == "b"  # a finished (neither pending nor running)
+    assert _next_group([c, d, b], set()).name == "b"  # a finished; GROUPS before systems
+    assert _next_group([d, c], set()).name == "d"  # then list order
     assert _next_group([b], {"a"}).name == "b"  # nothing ready: better than idle
