@@ -213,16 +213,16 @@ def _touch(rec, x, fk, p, rule, touched, nt):
 @inline_kernel
 def period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, rule):
     """The games ``lo .. hi-1`` of one rating period (index ``fk``, absolute number
-    ``p``), in blocks of ``buf.shape[1]``: gather both players' onset values (doing
+    ``p``), in blocks of ``BLOCK`` (``buf``: 8 x BLOCK): gather both players' onset values (doing
     the inactivity step at a player's first game of the period, without a branch; the
     records ``PREFETCH`` games ahead are prefetched), compute the block's terms
     (:func:`game_terms`: vectorised), add them to the players' sums in game order
     (:func:`add_game_terms`). Writes ``pred``, lists the period's players in ``touched``
-    and returns how many."""
-    block = buf.shape[1]
+    and returns how many. (The block size is a constant, not ``buf.shape[1]``: LLVM
+    compiles the block loops for at most ``BLOCK`` iterations.)"""
     nt = 0
-    for s0 in range(lo, hi, block):
-        m = min(block, hi - s0)
+    for s0 in range(lo, hi, BLOCK):
+        m = min(BLOCK, hi - s0)
         for j in range(m):
             if s0 + j + PREFETCH < hi:
                 prefetch_row(rec, white[s0 + j + PREFETCH])
@@ -241,20 +241,19 @@ def period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, ru
 
 @inline_kernel
 def gather_block(rec, touched, t0, nt, out, cols):
-    """The period-end update's block of players ``touched[t0 : t0 + out.shape[1]]`` (of
-    ``nt``): copy record columns ``cols`` of each into rows ``0 .. len(cols)-1`` of
-    ``out`` (one column per player) and prefetch the next block's records, which then
-    load while this block is computed (the first block is prefetched at ``t0 = 0``).
-    Returns the block's size."""
-    block = out.shape[1]
+    """The period-end update's block of players ``touched[t0 : t0 + BLOCK]`` (of ``nt``;
+    ``t0`` a multiple of ``BLOCK``): copy record columns ``cols`` of each into rows
+    ``0 .. len(cols)-1`` of ``out`` (one column per player) and prefetch the next block's
+    records, which then load while this block is computed (the first block is prefetched
+    at ``t0 = 0``). Returns the block's size."""
     if t0 == 0:
-        for t in range(min(block, nt)):
+        for t in range(min(BLOCK, nt)):
             prefetch_row(rec, touched[t])
-    m = min(block, nt - t0)
+    m = min(BLOCK, nt - t0)
     for j in range(m):
         x = touched[t0 + j]
         for c in range(len(cols)):
             out[c, j] = rec[x, cols[c]]
-    for t in range(t0 + m, min(t0 + m + block, nt)):
+    for t in range(t0 + m, min(t0 + m + BLOCK, nt)):
         prefetch_row(rec, touched[t])
     return m

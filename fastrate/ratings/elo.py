@@ -44,7 +44,7 @@ from fastrate.data.state import FIDE_REACHED, GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import LN10, logistic, rating_lead, table_value
 from fastrate.ratings._common import expected_score as _expected_score
-from fastrate.ratings._steps import EloStep, elo_game
+from fastrate.ratings._steps import EloStep
 
 __all__ = ["EloConfig", "rate", "expected_score", "world_football_k", "K_SCHEDULES", "MARGIN_MODELS"]
 
@@ -358,6 +358,7 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
     """The common case, kept branch-light: constant K, no margin model, no regression,
     no resets, game-by-game (``step``: an :class:`~fastrate.ratings._steps.EloStep`).
     Same arithmetic and outputs as :func:`_elo_kernel`."""
+    k, factor, cap, advantage = step
     n = white.shape[0]
     has_r = input_row.shape[0] > 0
     has_w = weight.shape[0] > 0
@@ -371,8 +372,16 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
         if record:
             pre_white[row] = rating[a]
             pre_black[row] = rating[b]
-        pred[row] = elo_game(rating, a, b, score[i], weight[i] if has_w else 1.0,
-                             not (has_n and neutral[i]), step)
+        # the step of fastrate.ratings._steps.elo_game, written out: through the helper
+        # this loop ran 3-9% slower
+        d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
+        e = logistic(d, factor)
+        pred[row] = e
+        diff = score[i] - e
+        if has_w:
+            diff *= weight[i]
+        rating[a] += k * diff
+        rating[b] -= k * diff
         games_played[a] += 1
         games_played[b] += 1
         if has_p:

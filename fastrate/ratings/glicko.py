@@ -178,7 +178,7 @@ def _glicko_kernel(white, black, score, period, starts, rec, params, touched, bu
                           buf, pred, rule)
         # step 2 for everyone who played, in blocks: gather, compute (vectorised),
         # scatter; the next block's records load while this one is computed
-        for t0 in range(0, nt, buf.shape[1]):
+        for t0 in range(0, nt, BLOCK):
             m = gather_block(rec, touched, t0, nt, buf, _GATHER)
             for j in range(m):
                 inv = 1.0 / buf[0, j] + buf[1, j]

@@ -67,7 +67,7 @@ from fastrate.ratings._common import (
     log,
     records,
 )
-from fastrate.ratings._steps import W_ROWS, Glicko2Step, glicko2_period, solve_block, volatility_f
+from fastrate.ratings._steps import W_ROWS, glicko2_period, glicko2_step, solve_block, volatility_f
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
 
@@ -164,9 +164,10 @@ def _volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_ite
     return ex_a, True
 
 
-#: the block solver under its former name (``bench/bench_glicko2.py`` checks it against
-#: :func:`_volatility`)
+#: the block solver and its work buffer's rows under their former names
+#: (``bench/bench_glicko2.py`` checks the solver against :func:`_volatility`)
 _solve_block = solve_block
+_W_ROWS = W_ROWS
 
 
 @kernel
@@ -272,7 +273,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     # without periods there is no time scale: no growth, and last_period is left alone
     rec[:, REC_LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
-    step = Glicko2Step(float(config.tau), float(config.epsilon), int(config.max_iterations))
+    step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
     _glicko2_kernel(games.white, games.black, games.score, period, starts, rec, failed, step,
                     np.empty(n + 1, dtype=np.int64), pred)
     played = rec[:, REC_STAMP] >= 0.0

@@ -89,7 +89,14 @@ from fastrate.ratings._common import (
     cap_lead,
     logistic,
 )
-from fastrate.ratings._steps import W_ROWS, EloStep, Glicko2Step, elo_game, glicko2_period
+from fastrate.ratings._steps import (
+    W_ROWS,
+    EloStep,
+    Glicko2Step,
+    elo_game,
+    glicko2_period,
+    glicko2_step,
+)
 from fastrate.ratings.elo import EloConfig
 from fastrate.ratings.glicko2 import Glicko2Config
 from fastrate.stats.information import entropy_bits
@@ -338,6 +345,13 @@ def _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, played,
     o_gap[t] = gap_sum / played if played > 0 else math.nan
 
 
+@kernel
+def _glicko2_period(white, black, score, n, p, fk, rec, failed, step, touched, buf, w, pred):
+    """Glicko-2's period step on the games ``0 .. n-1``: compiled once here for both
+    places the simulator rates a period (its games, a newcomer's virtual games)."""
+    glicko2_period(white, black, score, 0, n, p, fk, rec, failed, step, touched, buf, w, pred)
+
+
 class _LadderParams(NamedTuple):
     """The scalars of :func:`_ladder_seed` (the same for every seed of a run)."""
 
@@ -398,8 +412,6 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
             rec[x, REC_LAST] = math.nan
             est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
     fk = 0.0
-    first = np.int64(0)  # a period's games start at 0 (typed int64: a literal 0 would
-    # compile glicko2_period a second time)
     failed = np.zeros(n, dtype=np.int8)
     touched = np.zeros(n + 1, dtype=np.int64)
     buf = np.zeros((8, BLOCK))
@@ -449,18 +461,18 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
                     vw[v] = x
                     vb[v] = o
                     vs[v] = 1.0 if v < wins else 0.0
-                glicko2_period(vw, vb, vs, first, n_virtual, float(g // period_games), fk, rec,
-                               failed, g2, touched, buf, work, vpred)
+                _glicko2_period(vw, vb, vs, n_virtual, float(g // period_games), fk, rec,
+                                failed, g2, touched, buf, work, vpred)
                 fk += 1.0
                 for c in range(8):
                     rec[o, c] = saved[c]
                 est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
             else:
                 est[x] = est[o]
-                keep = est[o]
                 for v in range(n_virtual):
-                    elo_game(est, x, o, 1.0 if v < wins else 0.0, 1.0, False, elo)
-                    est[o] = keep
+                    # only the newcomer moves
+                    est[x] += elo_game(est[x], est[o], 1.0 if v < wins else 0.0, 1.0, False,
+                                       elo)[1]
         if changed:
             _sort_ranks(order, pos, est, n_active)
         if g == 0 and ends[0] == 0:
@@ -494,15 +506,17 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
             ps[m] = s
             m += 1
             if m == batch or g + 1 == n_games:
-                glicko2_period(pw, pb, ps, first, m, float(g // period_games), fk, rec, failed,
-                               g2, touched, buf, work, pred)
+                _glicko2_period(pw, pb, ps, m, float(g // period_games), fk, rec, failed, g2,
+                                touched, buf, work, pred)
                 fk += 1.0
                 for y in range(n):
                     est[y] = 1500.0 + g2_scale * rec[y, REC_LEVEL]
                 _sort_ranks(order, pos, est, n_active)
                 m = 0
         else:
-            elo_game(est, i, j, s, 1.0, False, elo)
+            change = elo_game(est[i], est[j], s, 1.0, False, elo)[1]
+            est[i] += change
+            est[j] -= change
             # only i and j moved: place i (jumping over j), then j
             _reposition(order, pos, est, n_active, i, j)
             _reposition(order, pos, est, n_active, j, -1)
@@ -842,7 +856,7 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     params = _LadderParams(
         SCHEDULERS.index(scheduler), float(sigma), int(candidates), SYSTEMS.index(system),
         n_games, wins + losses, int(period_games), elo_step,
-        Glicko2Step(float(g2.tau), float(g2.epsilon), int(g2.max_iterations)), g2_scale,
+        glicko2_step(g2.tau, g2.epsilon, g2.max_iterations), g2_scale,
         (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility))
     args = (params, ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp, vwins,
             start_rating)
