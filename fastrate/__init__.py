@@ -76,11 +76,11 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from fastrate import evaluate, metrics, systems
     from fastrate._warmup import warmup
-    from fastrate.data.boards import Boards
-    from fastrate.io.boards import read_boards
     from fastrate.data import Games, Matches, PlayerIndex, Ratings, bucket_periods
+    from fastrate.data.boards import Boards
     from fastrate.datasets import example_path, load_example
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
+    from fastrate.io.boards import read_boards
     from fastrate.io.matches import read_matches
     from fastrate.io.tables import read_games, read_ratings, write_table
     from fastrate.ratings import elo, fibs, glicko, glicko2

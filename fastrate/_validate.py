@@ -390,3 +390,15 @@ def as_checked_floats(x: Any, name: str, *, lo: float = -math.inf, lo_open: bool
 def scalar_or_array(arr: np.ndarray) -> Any:
     """0-d results come back as Python floats."""
     return float(arr) if np.ndim(arr) == 0 else arr
+
+
+def check_type(value: Any, cls: type, what: str, hint: str = "") -> Any:
+    """``value`` if it is a ``cls``, else :class:`~fastrate.errors.ArgumentTypeError`:
+    ``"{what}; got {type}{ (hint)}"``, e.g. ``rate() needs a fastrate.Games; got list
+    (build one with Games.from_arrays or read_games)``."""
+    if not isinstance(value, cls):
+        from fastrate.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"{what}; got {type(value).__name__}"
+                                + (f" ({hint})" if hint else ""))
+    return value

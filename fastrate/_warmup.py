@@ -249,10 +249,15 @@ def _run_group(name: str) -> GroupResult:
                        time.process_time())
 
 
-def _lock_cache_saves(lock: Any) -> None:
+def _init_worker(lock: Any) -> None:
     """Worker initialiser: serialise Numba's cache saves across the worker processes
-    (see the module docstring; a save takes milliseconds)."""
+    (see the module docstring; a save takes milliseconds), and leave Ctrl-C to the
+    parent, which stops handing out groups and waits for the running ones."""
+    import signal
+
     from numba.core import caching
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     save = caching.IndexDataCacheFile.save
 
@@ -325,7 +330,7 @@ def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,
     else:
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                 initializer=_lock_cache_saves,
+                                 initializer=_init_worker,
                                  initargs=(ctx.Lock(),)) as pool:
             running: dict[Future, str] = {}
             while pending or running:

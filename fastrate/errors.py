@@ -24,5 +24,13 @@ class InputTypeError(FastrateError, TypeError):
     """An argument of the wrong type."""
 
 
+class ArgumentTypeError(InputTypeError, InputError):
+    """A rating function got the wrong kind of object: not the container it rates
+    (``Games``, ``Boards``, ``Matches``) or not its config class. One class for this
+    mistake everywhere (``rate``, ``evaluate``, ``burn_in_mask`` ...): a ``TypeError``;
+    also an :class:`InputError` (``ValueError``), which ``rate()`` raised for it before,
+    so existing ``except ValueError`` code keeps working."""
+
+
 class ConvergenceWarning(UserWarning):
     """An iterative solve (e.g. Glicko-2's volatility) stopped before converging."""

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from fastrate import metrics as _metrics
-from fastrate._validate import as_float64, check_range
+from fastrate._validate import as_float64, check_range, check_type
 from fastrate.data import Games, Ratings, period_starts
 from fastrate.data.evaluation import (  # NULL_LABEL, score_rows: re-exported (moved)
     NULL_LABEL,
@@ -39,7 +39,7 @@ from fastrate.data.evaluation import (  # NULL_LABEL, score_rows: re-exported (m
     score_rows,
     unique_labels,
 )
-from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate.errors import ConfigError, InputError
 from fastrate.systems import REGISTRY, SystemSpec, parse_system, presets
 
 __all__ = ["SystemSpec", "parse_system", "presets", "burn_in_mask", "evaluate",
@@ -78,9 +78,7 @@ def _score(games: Games, pred_stored: np.ndarray, mask: np.ndarray, draws: str, 
 
 
 def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
-    if not isinstance(games, Games):
-        raise InputTypeError(f"evaluation needs a fastrate.Games; got {type(games).__name__} "
-                             "(build one with Games.from_arrays or read_games)")
+    check_type(games, Games, "evaluation needs a fastrate.Games", "build one with Games.from_arrays or read_games")
     _metrics.check_draws(draws)
     check_bins(bins)
     mask = burn_in_mask(games, burn_in)

@@ -127,3 +127,19 @@ def test_old_systems_table_warns():
     with pytest.warns(DeprecationWarning, match=r"fastrate.systems.REGISTRY"):
         table = ev.SYSTEMS
     assert table["glicko2"] == ("fastrate.ratings.glicko2", "Glicko2Config")
+
+
+@pytest.mark.parametrize("call", [
+    *(pytest.param(lambda n=n: systems.get(n).rate([1, 2]), id=f"{n}.rate") for n in ALL),
+    pytest.param(lambda: evaluate([1, 2], ["elo"]), id="evaluate"),
+    pytest.param(lambda: systems.get("elo").module.rate(systems.tiny_data("games"), 3),
+                 id="config"),
+])
+def test_one_exception_class_for_a_wrong_argument_type(call):
+    """The same mistake (not the container or config a function takes) raises the same
+    class everywhere: a TypeError, still caught by ``except ValueError`` as before."""
+    from fastrate.errors import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match=r"got (list|int)") as info:
+        call()
+    assert isinstance(info.value, TypeError) and isinstance(info.value, ValueError)

@@ -67,7 +67,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import check_choice, check_number, require
+from fastrate._validate import check_choice, check_number, check_type, require
 from fastrate.data import PlayerIndex, Ratings
 from fastrate.data._board_scoring import IMP_THRESHOLDS, imp_of
 from fastrate.data.boards import Boards, player_graphs, to_input_order
@@ -665,10 +665,8 @@ def _units(boards: Any) -> tuple[PlayerIndex, np.ndarray, np.ndarray, np.ndarray
                                  bool]:
     """The rated units (players, or pair labels when the boards name pairs only) and the
     four seat arrays."""
-    if not isinstance(boards, Boards):
-        raise InputTypeError(f"rate() needs fastrate.bridge.Boards; got "
-                             f"{type(boards).__name__} (build one with Boards.from_arrays "
-                             "or read_boards)")
+    check_type(boards, Boards, "rate() needs fastrate.bridge.Boards",
+               "build one with Boards.from_arrays or read_boards")
     if boards.players is not None:
         return boards.players, boards.north, boards.south, boards.east, boards.west, False
     if boards.pairs is None or boards.ns_pair is None:
@@ -816,8 +814,7 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
     """
     index, north, south, east, west, pairs_only = _units(boards)
     board_names = index.names
-    if not isinstance(config, BridgeEloConfig):
-        raise InputTypeError(f"config must be a BridgeEloConfig; got {type(config).__name__}")
+    check_type(config, BridgeEloConfig, "config must be a BridgeEloConfig")
     imps = _row_imps(boards, scores)
     previous = _previous_partnerships(initial, partnerships) if config.uses_partnerships \
         else None

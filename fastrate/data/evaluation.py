@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 
 from fastrate import metrics as _metrics
+from fastrate._validate import check_type
 from fastrate.data.games import Games
 from fastrate.data.periods import period_starts
 from fastrate.data.results import Ratings
-from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate.errors import ConfigError, InputError
 
 __all__ = ["Evaluation", "NULL_LABEL", "burn_in_mask", "check_burn_in", "check_bins", "score_rows",
            "unique_labels"]
@@ -32,9 +33,7 @@ def burn_in_mask(games: Games, burn_in_periods: int) -> np.ndarray:
     Periods are counted over the periods that have games (gaps do not count). A
     burn-in of 0 scores every game; one of at least the number of periods scores none.
     """
-    if not isinstance(games, Games):
-        raise InputTypeError(f"burn_in_mask() needs a fastrate.Games; got "
-                             f"{type(games).__name__}")
+    check_type(games, Games, "burn_in_mask() needs a fastrate.Games")
     k = check_burn_in(burn_in_periods)
     mask = np.ones(games.n_games, dtype=np.bool_)
     if k == 0:

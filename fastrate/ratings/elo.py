@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import as_1d, as_float64, check_choice, check_number, require
+from fastrate._validate import as_1d, as_float64, check_choice, check_number, check_type, require
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.data.state import FIDE_REACHED, GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError
@@ -470,11 +470,8 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     any regression or reset, before the update; advantage not included) as
     ``Ratings.pre_white`` / ``Ratings.pre_black``, in input order.
     """
-    if not isinstance(games, Games):
-        raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "
-                         "(build one with Games.from_arrays or read_games)")
-    if not isinstance(config, EloConfig):
-        raise InputError(f"config must be an EloConfig; got {type(config).__name__}")
+    check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
+    check_type(config, EloConfig, "config must be an EloConfig")
     if config.margin != "none" and games.margin is None:
         raise InputError(f"margin={config.margin!r} needs a margin per game (margin= column, "
                          "or home/away scores)")

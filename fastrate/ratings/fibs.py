@@ -33,6 +33,7 @@ from fastrate._validate import (
     as_checked_floats,
     as_float64,
     check_number,
+    check_type,
     fail_at,
     require,
     scalar_or_array,
@@ -269,11 +270,9 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
     :class:`FibsRatings` or a table with an ``experience`` column also carries the
     experience over, so a continued run equals a full recompute.
     """
-    if not isinstance(games, Games):
-        raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "
-                         "(build one with Games.from_arrays(winner, loser, ones))")
-    if not isinstance(config, FibsConfig):
-        raise InputError(f"config must be a FibsConfig; got {type(config).__name__}")
+    check_type(games, Games, "rate() needs a fastrate.Games",
+               "build one with Games.from_arrays(winner, loser, ones)")
+    check_type(config, FibsConfig, "config must be a FibsConfig")
     n = games.n_games
     if length is not None:
         raw = as_float64(as_1d(length, "length"), "length", games.source)
@@ -362,8 +361,7 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
         unique_labels,
     )
 
-    if not isinstance(games, Games):
-        raise InputError(f"evaluate() needs a fastrate.Games; got {type(games).__name__}")
+    check_type(games, Games, "evaluate() needs a fastrate.Games")
     metrics.check_draws(draws)
     check_bins(bins)
     items = _fibs_configs(configs)

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import kernel
-from fastrate._validate import check_number
+from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
 from fastrate.errors import ConfigError, InputError
@@ -271,11 +271,8 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     equals ``rate(all_games)`` when split between periods. ``Ratings.predictions`` is
     Glickman's prediction with both deviations (see :func:`expected_score`).
     """
-    if not isinstance(games, Games):
-        raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "
-                         "(build one with Games.from_arrays or read_games)")
-    if not isinstance(config, GlickoConfig):
-        raise InputError(f"config must be a GlickoConfig; got {type(config).__name__}")
+    check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
+    check_type(config, GlickoConfig, "config must be a GlickoConfig")
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd)
     _check_state(state, "rd", state.rd)

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from fastrate._numba import kernel
-from fastrate._validate import check_number
+from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, VOLATILITY
 from fastrate.errors import ConvergenceWarning, InputError
@@ -247,11 +247,8 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     ids of players whose last volatility solve did not converge (a
     :class:`~fastrate.errors.ConvergenceWarning` is issued for this run's ones).
     """
-    if not isinstance(games, Games):
-        raise InputError(f"rate() needs a fastrate.Games; got {type(games).__name__} "
-                         "(build one with Games.from_arrays or read_games)")
-    if not isinstance(config, Glicko2Config):
-        raise InputError(f"config must be a Glicko2Config; got {type(config).__name__}")
+    check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
+    check_type(config, Glicko2Config, "config must be a Glicko2Config")
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd,
                                        volatility=config.initial_volatility)
