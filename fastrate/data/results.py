@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -17,13 +17,24 @@ __all__ = ["Ratings", "Predictions", "RatingHistory", "NO_PERIOD", "PREDICTION_K
 NO_PERIOD = np.iinfo(np.int64).min
 
 
+#: the optional standard state columns that ``Ratings(...)`` takes as keywords, and
+#: where each stands in the table (after ``rating`` or after ``games_played``)
+_BEFORE_GAMES = ("rd", "volatility")
+_AFTER_GAMES = ("last_period", "fide_reached")
+
+
 @dataclass(eq=False)
 class Ratings:
     """The result of a rating run.
 
-    ``rating``, ``rd``, ``volatility``, ``games_played`` and ``last_period`` are
-    arrays indexed by player id (see :attr:`players`); ``predictions`` holds, for every
-    game in input order, the first player's expected score before the game.
+    :attr:`state` is the player-state table: every per-player column by name (arrays
+    indexed by player id, see :attr:`players`), in table order, ``rating`` and
+    ``games_played`` included, plus whatever the system declares (``rd``, ``volatility``,
+    ``last_period``, FIBS's ``experience`` ...; see :data:`fastrate.systems.REGISTRY`).
+    The standard ones can be given as keywords (``Ratings(..., rd=..., last_period=...)``)
+    and read as attributes (``ratings.rd``, None when the system has no such column);
+    others go in ``state=``. ``predictions`` holds, for every game in input order, the
+    first player's expected score before the game (:attr:`predicted` wraps it).
     """
 
     system: str
@@ -32,16 +43,34 @@ class Ratings:
     games_played: np.ndarray
     predictions: np.ndarray
     config: Any = None
-    rd: np.ndarray | None = None
-    volatility: np.ndarray | None = None
-    last_period: np.ndarray | None = None
+    #: the per-player state columns by name, in table order
+    state: dict[str, np.ndarray] = field(default_factory=dict)
     #: ids of players whose last volatility solve did not converge (Glicko-2)
     unconverged: np.ndarray | None = None
     #: both players' ratings before every game, in input order (Elo with record_pregame)
     pre_white: np.ndarray | None = None
     pre_black: np.ndarray | None = None
-    #: Elo with FIDE's K rule: whether each rating has ever reached the threshold
-    fide_reached: np.ndarray | None = None
+    rd: InitVar[np.ndarray | None] = None
+    volatility: InitVar[np.ndarray | None] = None
+    last_period: InitVar[np.ndarray | None] = None
+    fide_reached: InitVar[np.ndarray | None] = None
+
+    def __post_init__(self, rd: np.ndarray | None, volatility: np.ndarray | None,
+                      last_period: np.ndarray | None, fide_reached: np.ndarray | None
+                      ) -> None:
+        given = {"rd": rd, "volatility": volatility, "last_period": last_period,
+                 "fide_reached": fide_reached}
+        extra = dict(self.state)
+        for k in given:
+            if given[k] is None and extra.get(k) is not None:
+                given[k] = extra.pop(k)
+        table: dict[str, np.ndarray] = {"rating": self.rating}
+        table.update((k, given[k]) for k in _BEFORE_GAMES if given[k] is not None)
+        table["games_played"] = self.games_played
+        table.update((k, given[k]) for k in _AFTER_GAMES if given[k] is not None)
+        table.update((k, v) for k, v in extra.items()
+                     if k not in table and k not in ("rating", "games_played"))
+        self.state = table
 
     def __len__(self) -> int:
         return len(self.players)
@@ -54,18 +83,11 @@ class Ratings:
         return float(self.rating[self.players.id_of(name)])
 
     def columns(self) -> dict[str, np.ndarray]:
-        """The per-player table as a dict of equal-length arrays."""
-        out: dict[str, np.ndarray] = {"player": self.players.names, "rating": self.rating}
-        if self.rd is not None:
-            out["rd"] = self.rd
-        if self.volatility is not None:
-            out["volatility"] = self.volatility
-        out["games_played"] = self.games_played
-        if self.last_period is not None:
-            out["last_period"] = self.last_period
-        if self.fide_reached is not None:
-            out["fide_reached"] = self.fide_reached
-        return out
+        """The per-player table as a dict of equal-length arrays: ``player`` and the
+        state columns in table order."""
+        live = {"rating": self.rating, "games_played": self.games_played}
+        return {"player": self.players.names,
+                **{k: live.get(k, v) for k, v in self.state.items()}}
 
     def ranking(self) -> np.ndarray:
         """Player ids from the highest rating down (ties keep id order)."""
@@ -130,6 +152,23 @@ class Ratings:
         """The ``n`` best players as ``(name, rating)`` pairs."""
         idx = self.ranking()[:n]
         return [(self.players[i], float(self.rating[i])) for i in idx]
+
+
+def _state_column(name: str) -> property:
+    def get(self: Ratings) -> np.ndarray | None:
+        return self.state.get(name)
+
+    def set_(self: Ratings, value: np.ndarray | None) -> None:
+        if value is None:
+            self.state.pop(name, None)
+        else:
+            self.state[name] = value
+
+    return property(get, set_, doc=f"The ``{name}`` state column (None when absent).")
+
+
+for _name in (*_BEFORE_GAMES, *_AFTER_GAMES):
+    setattr(Ratings, _name, _state_column(_name))
 
 
 #: what one prediction is about: a two-player game now; teams and placements later

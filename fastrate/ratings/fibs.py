@@ -240,20 +240,13 @@ def fibs_k(experience: Any, config: FibsConfig = FibsConfig()) -> Any:
 
 @dataclass(eq=False)
 class FibsRatings(Ratings):
-    """:class:`fastrate.Ratings` plus each player's experience (sum of match lengths)."""
+    """:class:`fastrate.Ratings` of a FIBS run; its state table carries each player's
+    ``experience`` (the sum of the lengths of the matches he finished)."""
 
-    experience: np.ndarray | None = None
-
-    def columns(self) -> dict[str, np.ndarray]:
-        cols = super().columns()
-        if self.experience is None:
-            return cols
-        out: dict[str, np.ndarray] = {}
-        for k, v in cols.items():
-            out[k] = v
-            if k == "games_played":
-                out["experience"] = self.experience
-        return out
+    @property
+    def experience(self) -> np.ndarray | None:
+        """The ``experience`` state column."""
+        return self.state.get("experience")
 
 
 def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
@@ -311,7 +304,7 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
                  state.rating, experience, state.games_played, params, pred)
     return FibsRatings(system="fibs", players=state.players, rating=state.rating,
                        games_played=state.games_played, predictions=games.to_input_order(pred),
-                       config=config, experience=experience)
+                       config=config, state={"experience": experience})
 
 
 def _fibs_configs(configs: Any) -> list[tuple[str, FibsConfig]]:
