@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fastrate import elo
 from fastrate.data import Games, PlayerIndex
-from fastrate.data.results import Predictions, RatingHistory
+from fastrate.data.results import Predictions, RatingHistory, Ratings
 
 
 def test_predictions_wrap_the_game_predictions():
@@ -61,3 +61,18 @@ def test_history_input_checks():
         RatingHistory.from_points(players, [0, 0], [1], [1.0, 2.0])
     with pytest.raises(ValueError, match=r"player ids must be in \[0, 1\)"):
         RatingHistory.from_points(players, [1], [1], [1.0])
+
+
+def test_ratings_state_table_is_generic():
+    players = PlayerIndex(["a", "b"])
+    r = Ratings("x", players, np.array([1.0, 2.0]), np.array([3, 4]), np.zeros(0),
+                rd=np.array([5.0, 6.0]), state={"sigma": np.array([7.0, 8.0])},
+                last_period=np.array([0, 1]))
+    assert list(r.columns()) == ["player", "rating", "rd", "games_played", "last_period",
+                                 "sigma"]
+    assert r.volatility is None and r.fide_reached is None
+    r.rating = np.array([9.0, 9.0])  # the table follows the attribute
+    assert r.columns()["rating"].tolist() == [9.0, 9.0]
+    assert r.to_arrow().column("sigma").to_pylist() == [7.0, 8.0]
+    same = Ratings("x", players, r.rating, r.games_played, np.zeros(0), state=r.state)
+    assert list(same.columns()) == list(r.columns())
