@@ -13,8 +13,10 @@ Each run reports the import time (``import fastrate`` and the system's module, w
 imports Numba), the first call, the second call (the kernel's own cost, microseconds)
 and the whole process's wall time and CPU time (its workers' included). Best of
 ``--repeat`` runs. For the warm-up the "second call" is a second warm-up in the same
-process (everything loaded), and the number of kernel specialisations compiled or
-loaded is reported too.
+process (everything loaded); the number of kernel specialisations compiled or loaded
+and the CPU time of the busiest process (imports included) are reported too: on a
+machine that other work keeps busy, the latter is what the warm-up's wall time would be
+with the cores to itself.
 
     python -m bench.compile_time              # all systems, best of 3
     python -m bench.compile_time --repeat 1 --systems elo
@@ -58,9 +60,10 @@ print(json.dumps({{"import": t1 - t0, "first": t3 - t2, "second": t4 - t3{extra}
 
 def _child_source(system: str) -> str:
     if system in WARMUPS:
-        return _CHILD.format(imports="from fastrate._warmup import run_warmup",
-                             call=f"r = run_warmup(workers={WARMUPS[system]})",
-                             extra=', "kernels": len(r.kernels)')
+        return _CHILD.format(imports="from fastrate._warmup import run_warmup\nruns = []",
+                             call=f"runs.append(run_warmup(workers={WARMUPS[system]}))",
+                             extra=', "kernels": len(runs[0].kernels), "worker_cpu": '
+                                   'max(g.process_cpu for g in runs[0].groups)')
     cfg = SYSTEMS[system]
     return _CHILD.format(imports=f"from fastrate.ratings import {system} as m",
                          call=f"m.rate(games, m.{cfg}())", extra="")
@@ -105,13 +108,14 @@ def measure(system: str, repeat: int = 3) -> dict[str, dict[str, float]]:
 
 def table(results: dict[str, dict[str, dict[str, float]]]) -> str:
     head = ("system", "start", "import s", "first call s", "second call ms", "process s",
-            "CPU s", "kernels")
+            "CPU s", "busiest worker CPU s", "kernels")
     rows = []
     for system, r in results.items():
         for start in ("cold", "warm"):
             t = r[start]
             rows.append((system, start, f"{t['import']:.2f}", f"{t['first']:.3f}",
                          f"{t['second'] * 1e3:.3f}", f"{t['process']:.2f}", f"{t['cpu']:.2f}",
+                         f"{t['worker_cpu']:.2f}" if "worker_cpu" in t else "",
                          str(t.get("kernels", ""))))
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
 

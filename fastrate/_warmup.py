@@ -252,7 +252,7 @@ def _run_group(name: str) -> GroupResult:
 def _init_worker(lock: Any) -> None:
     """Worker initialiser: serialise Numba's cache saves across the worker processes
     (see the module docstring; a save takes milliseconds), and leave Ctrl-C to the
-    parent, which stops handing out groups and waits for the running ones."""
+    parent, which stops the workers (a cache file is written whole or not at all)."""
     import signal
 
     from numba.core import caching
@@ -266,6 +266,18 @@ def _init_worker(lock: Any) -> None:
             save(self, key, data)
 
     caching.IndexDataCacheFile.save = locked_save
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers now, not after their running groups (a cache file is written
+    whole or not at all, so a stopped compile leaves nothing half-written)."""
+    stop = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if stop is not None:
+        stop()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _cpu_count() -> int:
@@ -329,9 +341,9 @@ def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,
             done(_run_group(g.name))
     else:
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                 initializer=_init_worker,
-                                 initargs=(ctx.Lock(),)) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(ctx.Lock(),))
+        try:
             running: dict[Future, str] = {}
             while pending or running:
                 while pending and len(running) < workers:  # one group per free worker
@@ -342,6 +354,10 @@ def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,
                 for future in ready:
                     del running[future]
                     done(future.result())
+        except BaseException:  # an error or Ctrl-C: stop the other workers at once
+            _terminate(pool)
+            raise
+        pool.shutdown()
     kernels: dict[str, bool] = {}
     for r in results:
         for key, compiled in r.kernels.items():
