@@ -1,14 +1,130 @@
-"""Special functions without SciPy (layer 0): Student's t distribution through the
-regularized incomplete beta function (continued fraction, modified Lentz; Numerical
-Recipes §6.4), for the confidence intervals of the toolkits."""
+"""Special functions without SciPy (layer 0).
+
+* Student's t distribution through the regularized incomplete beta function (continued
+  fraction, modified Lentz; Numerical Recipes §6.4), for the confidence intervals of the
+  toolkits (plain Python).
+* The regularized incomplete gamma functions ``P(a, x)`` and ``Q(a, x)`` (Numerical
+  Recipes §6.2: gser's series below ``x = a + 1``, gcf's continued fraction above) and the
+  chi-square upper tail, as inline kernels for the kernels that call them per row.
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from fastrate._numba import inline_kernel
 from fastrate._validate import check_number
 
-__all__ = ["student_t_cdf", "student_t_quantile"]
+__all__ = ["chi2_sf", "gammp", "gammq", "student_t_cdf", "student_t_quantile"]
+
+
+# ----------------------------------------------------------------------------------
+# incomplete gamma and chi-square (inline kernels)
+
+
+@inline_kernel
+def _gamma_series(a, x):
+    """Regularised lower incomplete gamma P(a, x) by its series (for x < a + 1)."""
+    ap = a
+    term = 1.0 / a
+    total = term
+    for _ in range(100000):
+        ap += 1.0
+        term *= x / ap
+        total += term
+        if abs(term) < abs(total) * 1e-15:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+@inline_kernel
+def _gamma_cf(a, x):
+    """Regularised upper incomplete gamma Q(a, x) by Lentz's continued fraction (for
+    x >= a + 1)."""
+    fpmin = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / fpmin
+    d = 1.0 / b
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        if abs(d) < fpmin:
+            d = fpmin
+        c = b + an / c
+        if abs(c) < fpmin:
+            c = fpmin
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+
+
+@inline_kernel
+def _incomplete_gamma(a, x, upper):
+    """Q(a, x) if ``upper`` else P(a, x) = 1 - Q(a, x): the one the series or the
+    continued fraction gives directly, the other as 1 minus it (clipped at 0). NaN for
+    NaN or negative x or a <= 0."""
+    if x != x or a != a or x < 0.0 or a <= 0.0:
+        return np.nan
+    if x == 0.0:
+        return 1.0 if upper else 0.0
+    if x == np.inf:
+        return 0.0 if upper else 1.0
+    if x < a + 1.0:
+        p = _gamma_series(a, x)
+        return max(0.0, 1.0 - p) if upper else p
+    q = _gamma_cf(a, x)
+    return q if upper else max(0.0, 1.0 - q)
+
+
+@inline_kernel
+def gammq(a, x):
+    """Regularised upper incomplete gamma Q(a, x) (Numerical Recipes' gammq)."""
+    return _incomplete_gamma(a, x, True)
+
+
+@inline_kernel
+def gammp(a, x):
+    """Regularised lower incomplete gamma P(a, x) = 1 - Q(a, x), accurate when small."""
+    return _incomplete_gamma(a, x, False)
+
+
+@inline_kernel
+def chi2_sf(x, df):
+    """Upper tail of chi-square: closed forms for whole df <= 200 (the usual k - 1),
+    otherwise :func:`gammq`.
+
+    Even df = 2m: ``Q = e^-h sum_{i<m} h^i/i!``; odd df = 2m+1:
+    ``Q = erfc(sqrt h) + e^-h sum_{i=1..m} h^(i-1/2)/Gamma(i+1/2)`` with h = x/2."""
+    if x != x or x < 0.0:
+        return np.nan
+    h = 0.5 * x
+    if df <= 200.0 and df == math.floor(df) and h < 700.0:
+        m = int(df) // 2
+        if int(df) % 2 == 0:
+            term = math.exp(-h)
+            s = term
+            for i in range(1, m):
+                term *= h / i
+                s += term
+            return s
+        s = math.erfc(math.sqrt(h))
+        term = math.exp(-h) * 2.0 * math.sqrt(h / math.pi)
+        for i in range(1, m + 1):
+            s += term
+            term *= h / (i + 0.5)
+        return s
+    return gammq(0.5 * df, h)
+
+
+# ----------------------------------------------------------------------------------
+# Student's t (plain Python)
 
 
 def _beta_cf(a: float, b: float, x: float) -> float:

@@ -66,6 +66,7 @@ import numba
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
+from fastrate._special import chi2_sf, gammp
 from fastrate._validate import (
     NO_SOURCE,
     Source,
@@ -162,107 +163,10 @@ def _chi2_kernel(counts, k, ref, ref_stride, yates, out_chi2, out_n):
         out_chi2[i] = s
 
 
-@inline_kernel
-def _gser(a, x):
-    """Regularised lower incomplete gamma P(a, x) by its series (for x < a + 1)."""
-    ap = a
-    term = 1.0 / a
-    total = term
-    for _ in range(100000):
-        ap += 1.0
-        term *= x / ap
-        total += term
-        if abs(term) < abs(total) * 1e-15:
-            break
-    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
-
-
-@inline_kernel
-def _gcf(a, x):
-    """Regularised upper incomplete gamma Q(a, x) by Lentz's continued fraction (for
-    x >= a + 1)."""
-    fpmin = 1e-300
-    b = x + 1.0 - a
-    c = 1.0 / fpmin
-    d = 1.0 / b
-    h = d
-    for i in range(1, 100000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        if abs(d) < fpmin:
-            d = fpmin
-        c = b + an / c
-        if abs(c) < fpmin:
-            c = fpmin
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
-
-
-@inline_kernel
-def _gammq(a, x):
-    """Regularised upper incomplete gamma Q(a, x) (Numerical Recipes' gammq)."""
-    if x != x or a != a or x < 0.0 or a <= 0.0:
-        return np.nan
-    if x == 0.0:
-        return 1.0
-    if x == np.inf:
-        return 0.0
-    if x < a + 1.0:
-        return max(0.0, 1.0 - _gser(a, x))
-    return _gcf(a, x)
-
-
-@inline_kernel
-def _gammp(a, x):
-    """Regularised lower incomplete gamma P(a, x) = 1 - Q(a, x), accurate when small."""
-    if x != x or a != a or x < 0.0 or a <= 0.0:
-        return np.nan
-    if x == 0.0:
-        return 0.0
-    if x == np.inf:
-        return 1.0
-    if x < a + 1.0:
-        return _gser(a, x)
-    return max(0.0, 1.0 - _gcf(a, x))
-
-
-@inline_kernel
-def _chi2_sf(x, df):
-    """Upper tail of chi-square: closed forms for whole df <= 200 (the usual k - 1),
-    otherwise :func:`_gammq`.
-
-    Even df = 2m: ``Q = e^-h sum_{i<m} h^i/i!``; odd df = 2m+1:
-    ``Q = erfc(sqrt h) + e^-h sum_{i=1..m} h^(i-1/2)/Gamma(i+1/2)`` with h = x/2."""
-    if x != x or x < 0.0:
-        return np.nan
-    h = 0.5 * x
-    if df <= 200.0 and df == math.floor(df) and h < 700.0:
-        m = int(df) // 2
-        if int(df) % 2 == 0:
-            term = math.exp(-h)
-            s = term
-            for i in range(1, m):
-                term *= h / i
-                s += term
-            return s
-        s = math.erfc(math.sqrt(h))
-        term = math.exp(-h) * 2.0 * math.sqrt(h / math.pi)
-        for i in range(1, m + 1):
-            s += term
-            term *= h / (i + 0.5)
-        return s
-    return _gammq(0.5 * df, h)
-
-
 @kernel
 def _pvalue_kernel(chi2, df, out):
     for i in range(out.shape[0]):
-        out[i] = _chi2_sf(chi2[i], df[i])
+        out[i] = chi2_sf(chi2[i], df[i])
 
 
 @kernel
@@ -373,7 +277,7 @@ def _all_stats_kernel(counts, k, refs, inv_refs, yates, mu_s, sigma_s, payoff, b
         chi2[i] = s
         test[i] = s_m * scale
         effect[i] = math.sqrt(s * inv_n)
-        pval[i] = _chi2_sf(s, df)
+        pval[i] = chi2_sf(s, df)
         tapl_[i] = s_u * scale
         tazd_[i] = s_z * scale
         takbe_[i] = s_b * scale
@@ -698,7 +602,7 @@ def _pga_pairs_kernel(lo, hi, offsets, games, block, totals, label, p_watch, thr
             else:
                 lam = p_watch * n * esum / wsum
                 o_expected[o] = lam
-                o_pval[o] = 1.0 if joins <= 0.0 else _gammp(joins, lam)
+                o_pval[o] = 1.0 if joins <= 0.0 else gammp(joins, lam)
             o_flag[o] = ppc >= threshold and n >= min_games
             o += 1
 
