@@ -13,7 +13,6 @@ import click
 FORMATS = ("csv", "parquet", "json")
 
 
-
 def input_options(fn: Callable) -> Callable:
     """Column mapping and period options for reading a games file."""
     opts = [
@@ -37,8 +36,7 @@ def input_options(fn: Callable) -> Callable:
         click.option("--neutral", metavar="COL", help="Column of neutral-venue flags."),
         click.option("--drop-self-play", is_flag=True, default=None, help="Skip rows where "
                      "a player plays himself (counted and reported) instead of refusing them."),
-        click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
-                     "(default: from its extension)."),
+        input_format_option(),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -59,18 +57,29 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def input_format_option(what: str = "FILE", formats: tuple[str, ...] = FORMATS) -> Callable:
+    """``--input-format``: the format of the input file ``what`` names."""
+    return click.option("--input-format", type=click.Choice(formats),
+                        help=f"Format of {what} (default: from its extension).")
+
+
+def table_output_options(what: str = "the table",
+                         without_o: str = "with no -o, a readable table") -> Callable:
+    """``-o/--output`` and ``--format``: write ``what`` to a file or to stdout (see
+    :func:`emit`); ``without_o`` says what a command shows when neither is given."""
+    def decorate(fn: Callable) -> Callable:
+        fn = click.option("--format", "fmt", type=click.Choice(FORMATS),
+                          help=f"Output format (default: from the -o extension; {without_o}).")(fn)
+        return click.option("-o", "--output", type=click.Path(dir_okay=False),
+                            help=f"Write {what} to this file (written atomically).")(fn)
+    return decorate
+
+
 def output_options(fn: Callable) -> Callable:
-    opts = [
-        click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the full "
-                     "table to this file (written atomically)."),
-        click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format "
-                     "(default: from the -o extension; with no -o, a readable table)."),
-        click.option("--progress/--no-progress", default=None, help="Progress on stderr "
-                     "(default: when stderr is a terminal)."),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
+    """``-o/--output``, ``--format`` and ``--progress`` of the commands that rate games."""
+    fn = click.option("--progress/--no-progress", default=None, help="Progress on stderr "
+                      "(default: when stderr is a terminal).")(fn)
+    return table_output_options("the full table")(fn)
 
 
 class Progress:
@@ -133,6 +142,8 @@ def format_table(columns: dict[str, Any], n: int, title: str) -> str:
 
 
 def emit(table, output: str | None, fmt: str | None) -> None:
+    """Write ``table`` to ``output`` (atomically; format from ``fmt`` or its extension),
+    or with no ``output`` to stdout (``fmt``, default csv)."""
     from fastrate.io.tables import write_table
 
     if output is not None:

@@ -3,11 +3,9 @@ rates. I/O and errors only; the computing happens in :mod:`fastrate.fibs` and :m
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-FORMATS = ("csv", "parquet", "json")
+from fastrate.cli._common import emit, format_table, input_format_option, table_output_options
 
 
 @click.group("backgammon", context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,12 +49,8 @@ def backgammon_group() -> None:
               "scores.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
-@click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
-              "(default: from its extension).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the full "
-              "table to this file (written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format "
-              "(default: from the -o extension; with no -o, a readable table).")
+@input_format_option()
+@table_output_options("the full table")
 def rate_command(file, winner, loser, length_col, time_col, no_experience, k, initial_rating,
                  initial, do_evaluate, period, burn_in, top, input_format, output,
                  fmt) -> None:
@@ -74,7 +68,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     """
     from fastrate.data.game_table import pick_column
     from fastrate.errors import InputError
-    from fastrate.io.tables import games_from_table, read_table, write_table
+    from fastrate.io.tables import games_from_table, read_table
     from fastrate.ratings.fibs import FibsConfig, rate
 
     if burn_in and not do_evaluate:
@@ -100,15 +94,8 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     else:
         ratings = rate(games, config, initial=init, length=lengths)
     if output is not None or fmt is not None:
-        out = ratings.to_arrow(sort=True)
-        if output is not None:
-            write_table(out, output, fmt)
-        else:
-            write_table(out, None, fmt, stream=sys.stdout.buffer)
-            sys.stdout.flush()
+        emit(ratings.to_arrow(sort=True), output, fmt)
     if output is not None or fmt is None:
-        from fastrate.cli._common import format_table
-
         order = ratings.ranking()
         cols = {key: v[order] for key, v in ratings.columns().items()}
         kind = "FIBS" if config.use_experience else f"FIBS, K = {config.k:g}"
@@ -130,8 +117,7 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
               help="Rating of the analysing program on the site (gnubg: 2050 on FIBS).")
 @click.option("--confidence", default=0.9, show_default=True, type=float,
               help="Confidence of the Student-t interval over a set of matches.")
-@click.option("--input-format", type=click.Choice(FORMATS), help="Format of --file "
-              "(default: from its extension).")
+@input_format_option("--file")
 def estimate_command(epm, epc, length, file, offset, confidence, input_format) -> None:
     """Estimate a player's FIBS rating from his error rates.
 

@@ -3,11 +3,10 @@ matchpoints). I/O and errors only; the computing happens in :mod:`fastrate.bridg
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-FORMATS = ("csv", "parquet", "json")
+from fastrate.cli._common import FORMATS, emit, input_format_option, table_output_options
+
 METHODS = ("cross-imps", "butler", "matchpoints")
 
 
@@ -97,12 +96,8 @@ def _report(boards, result, file) -> None:
               show_default=True, help="Butler: datum from the (trimmed) mean or the median.")
 @click.option("--style", type=click.Choice(["2/1/0", "1/0.5/0"]), default="2/1/0",
               show_default=True, help="Matchpoints: 2 per score beaten (European) or 1 (ACBL).")
-@click.option("--input-format", type=click.Choice(FORMATS + ("pbn",)), help="Format of FILE "
-              "(default: from its extension).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the per-table "
-              "results to this file (written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
-              "from the -o extension; csv on stdout).")
+@input_format_option(formats=(*FORMATS, "pbn"))
+@table_output_options("the per-table results", "csv on stdout")
 @click.pass_context
 def score_command(ctx, file, method, drop, datum, style, input_format, output, fmt) -> None:
     """Score the travellers in FILE and print per-pair totals.
@@ -129,7 +124,6 @@ def score_command(ctx, file, method, drop, datum, style, input_format, output, f
     from click.core import ParameterSource
 
     from fastrate.bridge import scoring
-    from fastrate.io.tables import write_table
 
     given = {name for name in ("drop", "datum", "style")
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
@@ -146,13 +140,10 @@ def score_command(ctx, file, method, drop, datum, style, input_format, output, f
     boards = _read_travellers(file, input_format)
     r = boards.score(method, drop=drop_value, datum=datum, style=style)
     result, totals = scoring.results_table(boards, r)
+    emit(result, output, fmt)
     if output is not None:
-        write_table(result, output, fmt)
         click.echo(f"wrote {result.num_rows:,} results of {boards.n_boards:,} boards to "
                    f"{output}", err=True)
-    else:
-        write_table(result, None, fmt or "csv", stream=sys.stdout.buffer)
-        sys.stdout.flush()
     _report(boards, r, file)
     err = output is None
     if totals is None:

@@ -7,7 +7,13 @@ import sys
 
 import click
 
-FORMATS = ("csv", "parquet", "json")
+from fastrate.cli._common import (
+    FORMATS,
+    emit,
+    format_table,
+    input_format_option,
+    table_output_options,
+)
 
 
 def _table_option(text: str | None, name: str) -> tuple[tuple[float, float], ...]:
@@ -155,13 +161,8 @@ def _write_all(files: list[tuple]) -> None:
               "result's period, NS expected score and outcome (input order) to this file.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table.")
-@click.option("--input-format", type=click.Choice(FORMATS + ("pbn",)),
-              help="Format of FILE (default: from its extension).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Write the ratings table to this file (CSV, Parquet or JSON by extension; "
-              "written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format "
-              "(default: from the -o extension; with no -o, a readable table).")
+@input_format_option(formats=(*FORMATS, "pbn"))
+@table_output_options("the ratings table")
 def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_games,
                  k_experience, cap, no_cap, draw_margin, margin, margin_scale,
                  experience_bonus, experience_n0, burn_in, initial, initial_partnerships,
@@ -201,7 +202,6 @@ def rate_command(file, period, field_flag, plain_flag, artificial_flag, k, k_gam
     import pyarrow as pa
 
     from fastrate.bridge import bridge_elo as be
-    from fastrate.cli._common import emit, format_table
 
     config = be.BridgeEloConfig(
         k=k, cap=None if no_cap else cap, draw_margin=draw_margin, model=model,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import click
 
-FORMATS = ("csv", "parquet", "json")
+from fastrate.cli._common import emit, table_output_options
+
 SCHEDULERS = ("nearest", "gaussian", "greedy")
 
 
@@ -37,10 +38,7 @@ def _text_table(heads: list[str], rows: list[list[str]]) -> str:
               help="Rank of the reference player (0 = top).")
 @click.option("--base-cost", type=float, default=1.0, show_default=True,
               help="Cost of a game of rank 0.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the table to "
-              "this file (written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
-              "from the -o extension; with no -o, a readable table).")
+@table_output_options()
 def table_command(max_gap, min_gap, cost_ratio, elo_step, rank, base_cost, output,
                   fmt) -> None:
     """The cost/bits table: the reference player against each rank gap below him.
@@ -64,8 +62,6 @@ def table_command(max_gap, min_gap, cost_ratio, elo_step, rank, base_cost, outpu
     table = information.cost_bits_table(range(min_gap, max_gap + 1), cost_ratio=cost_ratio,
                                         elo_step=elo_step, rank=rank, base_cost=base_cost)
     if output is not None or fmt is not None:
-        from fastrate.cli._common import emit
-
         emit(table, output, fmt)
         if output is None:
             return
@@ -129,10 +125,8 @@ def _seed_games(text: str | None) -> tuple[int, int]:
               help="Checkpoints at which the metrics are taken.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Also draw the schedulers "
               "side by side into this PNG (needs matplotlib).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the metrics of "
-              "every seed and checkpoint to this file (written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
-              "from the -o extension; with no -o, a readable table of the means).")
+@table_output_options("the metrics of every seed and checkpoint",
+                      "with no -o, a readable table of the means")
 def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, cost_ratio,
                      sigma, candidates, k, period_games, newcomers, seed_games, start, points,
                      plot, output, fmt) -> None:
@@ -169,8 +163,6 @@ def simulate_command(schedulers, system, players, games, seeds, seed, elo_step, 
                               seed_games=seeded, n_points=points, start=start)
     if output is not None or fmt is not None:
         # the table first: a failed -o leaves no plot behind
-        from fastrate.cli._common import emit
-
         emit(pairing.ladder_table(results), output, fmt)
     if plot is not None:
         pairing.plot(results, plot, title=f"{players} players, {games:,} games, {seeds} "

@@ -5,12 +5,11 @@ output only: the files are read by :mod:`fastrate.io.placement`, the statistics 
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import click
 
-FORMATS = ("csv", "parquet", "json")
+from fastrate.cli._common import emit, input_format_option, table_output_options
 
 
 @click.group("placement")
@@ -124,12 +123,8 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
               help="Number of places k of a log (default: the largest place).")
 @click.option("--allow-ties", is_flag=True, help="Allow two players to share a place in "
               "one game of a log.")
-@click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
-              "(default: from its extension).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the table to "
-              "this file (written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
-              "from the -o extension; csv on stdout).")
+@input_format_option()
+@table_output_options(without_o="csv on stdout")
 def stats_command(file, reference, observed, level, initial, floor, pseudocount, yates,
                   places, allow_ties, input_format, output, fmt) -> None:
     """Per-player skill statistics from a placement log or a counts table.
@@ -156,7 +151,6 @@ def stats_command(file, reference, observed, level, initial, floor, pseudocount,
     import pyarrow as pa
 
     from fastrate.errors import InputError
-    from fastrate.io.tables import write_table
     from fastrate.stats import placement
 
     ref = _read_reference(reference)
@@ -196,12 +190,9 @@ def stats_command(file, reference, observed, level, initial, floor, pseudocount,
     data["games"] = pa.array(cols["games"].astype("int64") if
                              (cols["games"] == cols["games"].round()).all() else cols["games"])
     table = pa.table(data)
+    emit(table, output, fmt)
     if output is not None:
-        write_table(table, output, fmt)
         click.echo(f"wrote statistics of {len(names):,} players to {output}", err=True)
-    else:
-        write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
-        sys.stdout.flush()
 
 
 @placement_group.command("pga")
@@ -216,12 +207,8 @@ def stats_command(file, reference, observed, level, initial, floor, pseudocount,
 @click.option("--min-games", type=int, default=20, show_default=True, metavar="N",
               help="Flag only pairs with at least N games of x (the essay: twenty).")
 @click.option("--flagged-only", is_flag=True, help="Write only the flagged pairs.")
-@click.option("--input-format", type=click.Choice(FORMATS), help="Format of FILE "
-              "(default: from its extension).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the table to "
-              "this file (written atomically).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format (default: "
-              "from the -o extension; csv on stdout).")
+@input_format_option()
+@table_output_options(without_o="csv on stdout")
 def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, input_format, output,
                 fmt) -> None:
     """Pre-game affiliates: the PPC/APC of every pair of players who shared a table.
@@ -240,7 +227,6 @@ def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, inp
     import pyarrow as pa
 
     from fastrate.io.placement import read_seating
-    from fastrate.io.tables import write_table
     from fastrate.stats import placement
 
     seating = read_seating(file, input_format)
@@ -251,9 +237,6 @@ def pga_command(file, capacity, p_watch, threshold, min_games, flagged_only, inp
     keep = result["flagged"] if flagged_only else np.ones(len(result["x"]), bool)
     out = pa.table({k: pa.array(v[keep].tolist() if v.dtype == object else v[keep])
                     for k, v in result.items()})
+    emit(out, output, fmt)
     if output is not None:
-        write_table(out, output, fmt)
         click.echo(f"wrote {out.num_rows:,} pairs to {output}", err=True)
-    else:
-        write_table(out, None, fmt or "csv", stream=sys.stdout.buffer)
-        sys.stdout.flush()
