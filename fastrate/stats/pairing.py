@@ -476,7 +476,8 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
         if changed:
             _sort_ranks(order, pos, est, n_active)
         if g == 0 and ends[0] == 0:
-            _record(0, active, est, true_rating, cost_sum, bits_sum, gap_sum, 0,
+            zero = np.int64(0)  # not a literal 0, which would compile _record a second time
+            _record(zero, active, est, true_rating, cost_sum, bits_sum, gap_sum, zero,
                     o_cost, o_bits, o_rmse, o_mis, o_gap)
             t = 1
         if g == n_games:
