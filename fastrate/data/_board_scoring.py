@@ -67,9 +67,12 @@ _MAX_SPAN = 1_600
 
 
 @inline_kernel
-def _scan_board(s, art, has_art, lo, hi, qb):
-    """(n real, all multiples of 10, min bucket, max bucket, first non-finite row or -1)
-    of the board ``lo:hi``; ``qb[i - lo]`` gets each real row's bucket ``x / 10``."""
+def _scan_board(s, art, has_art, offsets, b, qb):
+    """(first row lo, end row hi, n real, all multiples of 10, min bucket, max bucket,
+    first non-finite row or -1) of board ``b``, rows ``lo:hi``; ``qb[i - lo]`` gets each
+    real row's bucket ``x / 10``."""
+    lo = offsets[b]
+    hi = offsets[b + 1]
     n = 0
     tens = True
     qmin = np.int64(0)
@@ -79,7 +82,7 @@ def _scan_board(s, art, has_art, lo, hi, qb):
             continue
         x = s[i]
         if not math.isfinite(x):
-            return n, tens, qmin, qmax, i
+            return lo, hi, n, tens, qmin, qmax, i
         q = np.rint(x * 0.1)
         if q * 10.0 != x or not (-1e15 < q < 1e15):
             tens = False
@@ -93,7 +96,7 @@ def _scan_board(s, art, has_art, lo, hi, qb):
             qmin = min(qmin, qi)
             qmax = max(qmax, qi)
         n += 1
-    return n, tens, qmin, qmax, -1
+    return lo, hi, n, tens, qmin, qmax, -1
 
 
 @inline_kernel
@@ -241,9 +244,7 @@ def _cross_imps_kernel(offsets, s, art, art_imps, thresholds, steps, ns, ew, n_r
     cum, qb, buf, big = _scratch(offsets)
     sres = np.empty(big, dtype=np.float64)
     for b in range(offsets.shape[0] - 1):
-        lo = offsets[b]
-        hi = offsets[b + 1]
-        n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, lo, hi, qb)
+        lo, hi, n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, offsets, b, qb)
         if bad >= 0:
             return bad
         n_real[b] = n
@@ -314,9 +315,7 @@ def _butler_kernel(offsets, s, art, art_imps, drops, median, thresholds, ns, ew,
     res = np.empty(_MAX_SPAN, dtype=np.float64)
     cum, qb, buf, big = _scratch(offsets)
     for b in range(offsets.shape[0] - 1):
-        lo = offsets[b]
-        hi = offsets[b + 1]
-        n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, lo, hi, qb)
+        lo, hi, n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, offsets, b, qb)
         if bad >= 0:
             return bad
         if has_art:
@@ -386,9 +385,7 @@ def _matchpoints_kernel(offsets, s, art, art_percent, big_n, half, ns, ew, ns_pc
     cum, qb, buf, big = _scratch(offsets)
     smp = np.empty(big, dtype=np.float64)
     for b in range(offsets.shape[0] - 1):
-        lo = offsets[b]
-        hi = offsets[b + 1]
-        n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, lo, hi, qb)
+        lo, hi, n, tens, qmin, qmax, bad = _scan_board(s, art, has_art, offsets, b, qb)
         if bad >= 0:
             return bad
         n_real[b] = n
@@ -432,8 +429,6 @@ def _matchpoints_kernel(offsets, s, art, art_percent, big_n, half, ns, ew, ns_pc
             ns_pct[i] = pct
             ew_pct[i] = np.nan if top <= 0 else 100.0 - pct
     return -1
-
-
 
 
 @dataclass(frozen=True)
