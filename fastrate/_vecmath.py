@@ -9,9 +9,12 @@ between machines in the last bit (glibc picks an FMA or a non-FMA exp by CPU).
 
 from __future__ import annotations
 
+import inspect
 import math
 import struct
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numba
 import numpy as np
@@ -38,12 +41,34 @@ def logistic(d: float, factor: float) -> float:
 # exp without a library call, so loops over many arguments vectorise
 
 
-@intrinsic
-def _select(typingctx, cond, a, b):  # pragma: no cover - compiled
-    """``a if cond else b`` as one LLVM ``select`` (no branch, vectorisable)."""
-    def codegen(context, builder, signature, args):
-        return builder.select(args[0], args[1], args[2])
-    return types.float64(types.boolean, types.float64, types.float64), codegen
+def _instruction(name: str, signature: Any, emit: Callable) -> Any:
+    """An intrinsic of the given Numba ``signature`` whose code is the one LLVM
+    instruction that ``emit(builder, *args)`` builds."""
+    def typer(typingctx, *args):  # pragma: no cover - compiled
+        def codegen(context, builder, sig, llargs):
+            return emit(builder, *llargs)
+        return signature, codegen
+    typer.__name__ = typer.__qualname__ = name
+    # Numba folds a call's arguments by the typer's signature: name them one by one
+    params = [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+              for p in ["typingctx", *(f"a{i}" for i in range(len(signature.args)))]]
+    typer.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return intrinsic(typer)
+
+
+_F8 = types.float64
+#: ``a if cond else b`` as one LLVM ``select`` (no branch, vectorisable)
+_select = _instruction("_select", _F8(types.boolean, _F8, _F8),
+                       lambda builder, cond, a, b: builder.select(cond, a, b))
+#: the float64 whose IEEE bit pattern is the int64 ``bits``
+_bits_as_float = _instruction("_bits_as_float", _F8(types.int64),
+                              lambda builder, bits: builder.bitcast(bits, ir.DoubleType()))
+#: the IEEE bit pattern of the float64 ``x`` as an int64
+_float_bits = _instruction("_float_bits", types.int64(_F8),
+                           lambda builder, x: builder.bitcast(x, ir.IntType(64)))
+#: ``a * b + c`` with one rounding
+_fma_ = _instruction("_fma_", _F8(_F8, _F8, _F8),
+                     lambda builder, a, b, c: builder.fma(a, b, c))
 
 
 @kernel
@@ -76,21 +101,6 @@ def prefetch_row(typingctx, arr, row):  # pragma: no cover - compiled
     return types.void(arr, types.intp), codegen
 
 
-@intrinsic
-def _bits_as_float(typingctx, bits):  # pragma: no cover - compiled
-    """The float64 whose IEEE bit pattern is the int64 ``bits``."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-    return types.float64(types.int64), codegen
-
-
-@intrinsic
-def _fma_(typingctx, a, b, c):  # pragma: no cover - compiled
-    def codegen(context, builder, signature, args):
-        return builder.fma(args[0], args[1], args[2])
-    return types.float64(types.float64, types.float64, types.float64), codegen
-
-
 @kernel
 def fma(a, b, c):
     """``a * b + c`` with one rounding (IEEE fused multiply-add: the same result on every
@@ -108,6 +118,9 @@ if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (co
 
     def _bits_as_float(bits):  # noqa: F811
         return struct.unpack("<d", struct.pack("<q", int(bits)))[0]
+
+    def _float_bits(x):  # noqa: F811
+        return struct.unpack("<q", struct.pack("<d", float(x)))[0]
 
     def _fma_(a, b, c):  # noqa: F811 - exact product and sum, one rounding
         if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
@@ -165,19 +178,6 @@ def exp(x: float) -> float:
     if x != x:
         y = x
     return y
-
-
-@intrinsic
-def _float_bits(typingctx, x):  # pragma: no cover - compiled
-    """The IEEE bit pattern of the float64 ``x`` as an int64."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-    return types.int64(types.float64), codegen
-
-
-if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
-    def _float_bits(x):  # noqa: F811
-        return struct.unpack("<q", struct.pack("<d", float(x)))[0]
 
 
 # fdlibm's log: the coefficients of R(z) ~ log((1+s)/(1-s)) - 2s, |s| <= 0.1716
