@@ -203,6 +203,16 @@ def _before(x, y, est):
 
 
 @inline_kernel
+def _swap(order, pos, x, p, q):
+    """Move ``x`` from slot ``p`` of the ranking to slot ``q`` and the player there to ``p``."""
+    y = order[q]
+    order[p] = y
+    pos[y] = p
+    order[q] = x
+    pos[x] = q
+
+
+@inline_kernel
 def _reposition(order, pos, est, n, x, skip):
     """Move ``x`` to its place in a ranking that is sorted but for ``x`` and ``skip``
     (-1: none): comparisons jump over ``skip``, which keeps its slot, so afterwards the
@@ -215,11 +225,7 @@ def _reposition(order, pos, est, n, x, skip):
             q -= 1
         if q < 0 or not _before(x, order[q], est):
             break
-        y = order[q]
-        order[p] = y
-        pos[y] = p
-        order[q] = x
-        pos[x] = q
+        _swap(order, pos, x, p, q)
         p = q
         moved = True
     if moved:
@@ -230,11 +236,7 @@ def _reposition(order, pos, est, n, x, skip):
             q += 1
         if q >= n or not _before(order[q], x, est):
             break
-        y = order[q]
-        order[p] = y
-        pos[y] = p
-        order[q] = x
-        pos[x] = q
+        _swap(order, pos, x, p, q)
         p = q
 
 
