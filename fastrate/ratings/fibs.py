@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from fastrate import metrics
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import (
     as_1d,
@@ -38,7 +39,7 @@ from fastrate._validate import (
     require,
     scalar_or_array,
 )
-from fastrate.data import Games, PlayerState, Ratings
+from fastrate.data import Games, PlayerState, Ratings, evaluation
 from fastrate.data.state import GAMES_PLAYED, RATING, StateColumn
 from fastrate.errors import ConfigError, InputError
 
@@ -344,40 +345,30 @@ def evaluate(games: Games, configs: Any = None, *, length: Any = None, initial: 
     time won this often" (winner-first input would otherwise put every outcome at 1).
     Returns a :class:`fastrate.evaluate.Evaluation` whose ``ratings`` holds each run.
     """
-    from fastrate import metrics
-    from fastrate.data.evaluation import (
-        NULL_LABEL,
-        Evaluation,
-        burn_in_mask,
-        check_bins,
-        score_rows,
-        unique_labels,
-    )
-
     check_type(games, Games, "evaluate() needs a fastrate.Games")
     metrics.check_draws(draws)
-    check_bins(bins)
+    evaluation.check_bins(bins)
     items = _fibs_configs(configs)
-    mask = burn_in_mask(games, burn_in)
+    mask = evaluation.burn_in_mask(games, burn_in)
     if not mask.any():
         spans = ("" if games.period is None else
                  f": these matches span {np.unique(games.period).shape[0]} period(s)")
         raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score"
                          f"{spans}; use a smaller burn_in (--burn-in)")
     runs = {}
-    labels = unique_labels([label for label, _ in items])
+    labels = evaluation.unique_labels([label for label, _ in items])
     for label, (_, cfg) in zip(labels, items):
         runs[label] = rate(games, cfg, initial=initial, length=length)
     y_first = games.score[mask]
-    preds = [(NULL_LABEL, np.full(y_first.shape[0], 0.5), y_first)]
+    preds = [(evaluation.NULL_LABEL, np.full(y_first.shape[0], 0.5), y_first)]
     for label, r in runs.items():
         stored = r.predictions if games.order is None else r.predictions[games.order]
         p_first = stored[mask]
         fav = p_first >= 0.5  # oriented by the favourite
         preds.append((label, np.where(fav, p_first, 1.0 - p_first),
                       np.where(fav, y_first, 1.0 - y_first)))
-    rows, tables = score_rows(preds, draws, bins)
-    return Evaluation(rows, tables, games.n_games, int(burn_in), draws, runs)
+    rows, tables = evaluation.score_rows(preds, draws, bins)
+    return evaluation.Evaluation(rows, tables, games.n_games, int(burn_in), draws, runs)
 
 # ----------------------------------------------------------------------------------
 # the protocol (fastrate.systems): the per-player state a continued run needs
