@@ -15,10 +15,9 @@ compiled (a cache miss) or loaded from the disk cache.
 
 The groups run in worker processes (``spawn``; as many as there are CPUs, at most 4),
 each compiling into the shared on-disk cache, and are reported as they finish. A group
-that reuses another group's kernels (the ladder simulator runs Glicko-2's period step)
-names it in ``after`` and starts once it has finished, loading those kernels from the
-cache instead of compiling them a second time (unless a worker would otherwise sit
-idle). Numba keeps each kernel's cache as an index file plus one data file per
+that reuses another group's kernels (bridge scoring uses the cross-IMPs and Boards
+kernels that bridge Elo compiles) names it in ``after`` and runs right after it in the
+same worker, where those kernels are loaded already. Numba keeps each kernel's cache as an index file plus one data file per
 specialisation, and numbers a new data file from the index it has just read: two
 processes saving *different* specialisations of one kernel at the same moment could
 pick the same file. The workers therefore hold one shared lock while they save (loads
@@ -33,14 +32,15 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from queue import Empty
 from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["GROUPS", "WarmGroup", "GroupResult", "WarmupReport", "groups",
+__all__ = ["COST_HINTS", "GROUPS", "WarmGroup", "GroupResult", "WarmupReport", "groups",
            "kernel_specialisations", "run_warmup", "warmup"]
 
 
@@ -122,12 +122,12 @@ def _warm_bridge() -> None:
         boards.score(method)
 
 
-#: The kernel groups beside the rating systems, slowest first (see :func:`_next_group`
-#: for the order the workers take them in).
+#: The kernel groups beside the rating systems (see :func:`_chains` for the order the
+#: workers take them in).
 GROUPS: list[WarmGroup] = [
-    WarmGroup("pairing", _warm_pairing, after=("glicko2",)),  # the Glicko-2 step
-    WarmGroup("bridge", _warm_bridge, after=("bridge_elo",)),  # cross-IMPs, Boards
+    WarmGroup("pairing", _warm_pairing),
     WarmGroup("placement", _warm_placement),
+    WarmGroup("bridge", _warm_bridge, after=("bridge_elo",)),  # cross-IMPs, Boards
     WarmGroup("placement_logs", _warm_placement_logs, after=("placement",)),
 ]
 
@@ -249,14 +249,20 @@ def _run_group(name: str) -> GroupResult:
                        time.process_time())
 
 
-def _init_worker(lock: Any) -> None:
+_RESULTS: Any = None  # in a worker: the queue its group results go to
+
+
+def _init_worker(lock: Any, results: Any) -> None:
     """Worker initialiser: serialise Numba's cache saves across the worker processes
-    (see the module docstring; a save takes milliseconds), and leave Ctrl-C to the
-    parent, which stops the workers (a cache file is written whole or not at all)."""
+    (see the module docstring; a save takes milliseconds), keep the queue the results
+    go to, and leave Ctrl-C to the parent, which stops the workers (a cache file is
+    written whole or not at all)."""
     import signal
 
     from numba.core import caching
 
+    global _RESULTS
+    _RESULTS = results
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     save = caching.IndexDataCacheFile.save
@@ -266,6 +272,13 @@ def _init_worker(lock: Any) -> None:
             save(self, key, data)
 
     caching.IndexDataCacheFile.save = locked_save
+
+
+def _run_chain(names: list[str]) -> None:
+    """In a worker: run these groups one after another, each result to the queue as the
+    group finishes."""
+    for name in names:
+        _RESULTS.put(_run_group(name))
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
@@ -301,19 +314,35 @@ def _select(only: Sequence[str] | None) -> list[WarmGroup]:
     return [g for g in every if g.name in set(only)]
 
 
-def _next_group(pending: list[WarmGroup], running: set[str]) -> WarmGroup:
-    """The group to start on a free worker: among the pending groups none of whose
-    ``after`` groups is still pending or running, first one that another pending group
-    waits for, then one of :data:`GROUPS` (the larger subjects), then a rating system, each
-    in list order; if none is ready, the first pending group (better than an idle worker,
-    though it compiles some of its kernels a second time)."""
-    unfinished = {g.name for g in pending} | running
-    ready = [g for g in pending if not unfinished.intersection(g.after)]
-    if not ready:
-        return pending[0]
-    awaited = {a for g in pending for a in g.after}
-    others = {g.name for g in GROUPS}
-    return min(ready, key=lambda g: (g.name not in awaited, g.name not in others))
+#: Rough seconds each group takes from an empty cache (one core of a 2-core machine),
+#: used only to start the long chains first; a group not listed counts 2 s.
+COST_HINTS: dict[str, float] = {
+    "pairing": 7.2, "bridge_elo": 6.4, "placement": 4.3, "bridge": 3.1, "glicko2": 2.9,
+    "placement_logs": 2.9, "elo": 1.8, "glicko": 1.3, "fibs": 0.3,
+}
+
+
+def _chains(selected: list[WarmGroup]) -> list[list[WarmGroup]]:
+    """The groups as chains for the workers, the most work first: a group whose ``after``
+    group is also run follows it in the same chain (so it finds that group's kernels,
+    and the Numba internals they needed, already in its process); chains are ordered by
+    the sum of their cost hints, the first in list order on a tie."""
+    names = {g.name for g in selected}
+    chain_of: dict[str, list[WarmGroup]] = {}
+    chains: list[list[WarmGroup]] = []
+    left = list(selected)
+    while left:
+        placed = [g for g in left if all(a in chain_of for a in g.after if a in names)]
+        for g in placed or left[:1]:  # left[:1]: a cycle of `after`s, broken here
+            head = next((a for a in g.after if a in chain_of), None)
+            if head is None:
+                chains.append([])
+                chain_of[g.name] = chains[-1]
+            else:
+                chain_of[g.name] = chain_of[head]
+            chain_of[g.name].append(g)
+            left.remove(g)
+    return sorted(chains, key=lambda c: -sum(COST_HINTS.get(g.name, 2.0) for g in c))
 
 
 def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,
@@ -341,19 +370,22 @@ def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,
             done(_run_group(g.name))
     else:
         ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                   initializer=_init_worker, initargs=(ctx.Lock(),))
+                                   initializer=_init_worker, initargs=(ctx.Lock(), queue))
         try:
-            running: dict[Future, str] = {}
-            while pending or running:
-                while pending and len(running) < workers:  # one group per free worker
-                    g = _next_group(pending, set(running.values()))
-                    pending.remove(g)
-                    running[pool.submit(_run_group, g.name)] = g.name
-                ready, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in ready:
-                    del running[future]
-                    done(future.result())
+            chains = _chains(pending)
+            running: set[Future] = set()
+            while len(results) < len(pending):
+                while chains and len(running) < workers:  # one chain per free worker
+                    running.add(pool.submit(_run_chain, [g.name for g in chains.pop(0)]))
+                try:
+                    done(queue.get(timeout=0.1))
+                except Empty:
+                    pass
+                for future in [f for f in running if f.done()]:
+                    future.result()  # a worker's error
+                    running.discard(future)
         except BaseException:  # an error or Ctrl-C: stop the other workers at once
             _terminate(pool)
             raise

@@ -17,7 +17,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from fastrate._warmup import WarmGroup, _next_group, groups, run_warmup
+from fastrate._warmup import WarmGroup, _chains, groups, run_warmup
 from fastrate.cli import main
 from fastrate.errors import ConfigError
 
@@ -208,16 +208,20 @@ def test_unknown_group():
         run_warmup(["nope"])
 
 
-def test_a_free_worker_takes_a_ready_group_awaited_ones_first(monkeypatch):
+def test_groups_that_reuse_kernels_follow_them_in_one_chain_longest_chains_first(monkeypatch):
     def g(name, *after):
         return WarmGroup(name, lambda: None, after)
 
     import fastrate._warmup as warm
 
-    a, b, c, d, e = g("a"), g("b", "a"), g("c"), g("d"), g("e")
-    monkeypatch.setattr(warm, "GROUPS", [b, e])  # c and d stand for rating systems
-    assert _next_group([c, a, b], set()).name == "a"  # b waits for a
-    assert _next_group([c, b], {"a"}).name == "c"  # a still running
-    assert _next_group([c, d, b], set()).name == "b"  # a finished; GROUPS before systems
-    assert _next_group([d, c], set()).name == "d"  # then list order
-    assert _next_group([b], {"a"}).name == "b"  # nothing ready: better than idle
+    monkeypatch.setattr(warm, "COST_HINTS", {"a": 1.0, "b": 5.0, "c": 3.0, "d": 3.0})
+    a, b, c, d, e, f = g("a"), g("b", "a"), g("c"), g("d"), g("e"), g("f", "b", "x")
+
+    def names(chains):
+        return [[x.name for x in chain] for chain in chains]
+
+    # f after b after a (x is not run); e has no hint (2 s); c and d tie: list order
+    assert names(_chains([f, c, b, d, e, a])) == [["a", "b", "f"], ["c"], ["d"], ["e"]]
+    assert names(_chains([b, d])) == [["b"], ["d"]]  # a not run: b stands alone
+    loop = [g("p", "q"), g("q", "p")]
+    assert names(_chains(loop)) == [["p", "q"]]  # a cycle of afters is broken
