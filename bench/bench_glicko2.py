@@ -238,10 +238,76 @@ def bench_glicko2_package(throughput, games, size):
     throughput.compare(lambda: _rate(sub), sub.n_games)
 
 
-def test_block_solver_matches_scalar():
+@pytest.fixture(scope="module")
+def scalar_volatility():
+    """The scalar Illinois iteration, compiled (the block solver's readable reference)."""
+    from numba import njit
+
+    from fastrate._vecmath import exp, log
+    from fastrate.ratings._steps import volatility_f
+
+    def scalar_volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
+        """Glickman's step 5 (the Illinois algorithm of the 2013+ paper) for one player;
+        returns ``(sigma'^2, converged)``. The kernel runs the same steps for a block of
+        players at once (``fastrate.ratings._steps.solve_block``), with the same results;
+        this scalar version is their readable reference (checked bit for bit below).
+
+        The same steps as the paper, with exponentials the algorithm already knows not
+        recomputed: ``e^A = sigma^2`` at the start; ``e^B = Delta^2 - phi^2 - v`` when ``B`` is
+        its log (so the first term of ``f(B)`` vanishes); ``e^(a - k tau)`` by repeated
+        multiplication with ``exp_mtau = e^-tau``; ``f(B)`` of the bracket search is reused;
+        the result ``sigma'^2 = e^A`` is the ``e^x`` computed for the final ``A``.
+        """
+        s2 = sigma * sigma
+        a = log(s2)
+        d = delta * delta - phi2 - v
+        w0 = phi2 + v
+        big_a = a
+        ex_a = s2
+        f_a = volatility_f(a, s2, a, d, w0, inv_tau2)
+        if d > 0.0:
+            big_b = log(d)
+            ex_b = d
+            f_b = -(big_b - a) * inv_tau2
+        else:
+            k = 1.0
+            ex_b = s2 * exp_mtau
+            f_b = volatility_f(a - tau, ex_b, a, d, w0, inv_tau2)
+            while f_b < 0.0:
+                k += 1.0
+                ex_b *= exp_mtau
+                f_b = volatility_f(a - k * tau, ex_b, a, d, w0, inv_tau2)
+            big_b = a - k * tau
+        it = 0
+        while abs(big_b - big_a) > epsilon:
+            if it >= max_iterations:
+                # not converged: keep the newest iterate (the paper's A is the bracket end
+                # kept for the sign change, which may still be far from the root)
+                return ex_b, False
+            it += 1
+            big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+            ex_c = exp(big_c)
+            f_c = volatility_f(big_c, ex_c, a, d, w0, inv_tau2)
+            if f_c * f_b <= 0.0:
+                big_a = big_b
+                ex_a = ex_b
+                f_a = f_b
+            else:
+                f_a = f_a / 2.0
+            big_b = big_c
+            ex_b = ex_c
+            f_b = f_c
+        return ex_a, True
+
+    return njit(error_model="numpy")(scalar_volatility)
+
+
+def test_block_solver_matches_scalar(scalar_volatility):
     """The kernel's block-wise (vectorised) volatility solver gives bit for bit the
     results of the scalar Illinois iteration, converged or not."""
     from numba import njit
+
+    from fastrate.ratings._steps import W_ROWS, solve_block
 
     @njit(error_model="numpy")
     def scalar(sig, phi2, vsum, dsum, tau, eps, max_it, out):
@@ -250,8 +316,8 @@ def test_block_solver_matches_scalar():
         for j in range(sig.shape[0]):
             if vsum[j] > 0:
                 v = 1.0 / vsum[j]
-                s2, ok = glicko2._volatility(sig[j], phi2[j], v, v * dsum[j], tau, inv_tau2,
-                                             emt, eps, max_it)
+                s2, ok = scalar_volatility(sig[j], phi2[j], v, v * dsum[j], tau, inv_tau2,
+                                           emt, eps, max_it)
                 out[0, j] = np.sqrt(s2)
                 out[1, j] = 1.0 / (1.0 / (phi2[j] + s2) + vsum[j])
                 out[3, j] = 0.0 if ok else 2.0
@@ -265,7 +331,7 @@ def test_block_solver_matches_scalar():
     def blocks(sig, phi2, vsum, dsum, tau, eps, max_it, out):
         inv_tau2 = 1.0 / (tau * tau)
         emt = np.exp(-tau)
-        w = np.empty((glicko2._W_ROWS, 64))
+        w = np.empty((W_ROWS, 64))
         n = sig.shape[0]
         for t0 in range(0, n, 64):
             m = min(64, n - t0)
@@ -274,7 +340,7 @@ def test_block_solver_matches_scalar():
                 w[1, j] = phi2[t0 + j]
                 w[2, j] = vsum[t0 + j]
                 w[3, j] = dsum[t0 + j]
-            glicko2._solve_block(m, w, tau, inv_tau2, emt, eps, max_it)
+            solve_block(m, w, tau, inv_tau2, emt, eps, max_it)
             for j in range(m):
                 for r in range(4):
                     out[r, t0 + j] = w[4 + r, j]

@@ -378,10 +378,8 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     print(json.dumps(sorted(called)))
 """)
 
-#: kernels nothing calls (dead code: the issue's item 6 removes it); they need no Python run
-KNOWN_UNCALLED = {
-    "fastrate.ratings.glicko2._volatility",  # _solve_block does its work for all players
-}
+#: kernels nothing calls need no Python run (none: dead kernels are removed)
+KNOWN_UNCALLED: set[str] = set()
 
 
 @pytest.mark.slow

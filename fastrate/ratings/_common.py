@@ -120,6 +120,16 @@ def last_as_float(games, state) -> np.ndarray:
     return np.where(never, math.nan, last.astype(np.float64))
 
 
+def check_positive_state(state, column: str, values: np.ndarray) -> None:
+    """Refuse an initial state column (``rd``, ``volatility``) with a value that is not a
+    finite number > 0, naming the player."""
+    bad = ~(values > 0.0) | ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(f"initial '{column}' must be a finite number > 0; found "
+                         f"{float(values[i])!r} for player {state.players[i]!r}")
+
+
 def add_games_played(rec: np.ndarray, counts: np.ndarray) -> None:
     """Add the games the kernel counted in column ``REC_GAMES`` to ``counts`` (int64)."""
     counts += rec[:, REC_GAMES].astype(np.int64)

@@ -112,7 +112,7 @@ def solve_block(m, w, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
     are in rows 0-3 of ``w``: rows 4-7 get sigma', phi'^2, the step of mu and 2.0 where
     the volatility did not converge (else 0.0).
 
-    The volatility is the scalar algorithm (``fastrate.ratings.glicko2._volatility``)
+    The volatility is the scalar algorithm (``bench/bench_glicko2.py``'s reference)
     run for all players at once: every iteration of the Illinois algorithm is one
     vectorised pass over the block in which a player whose bracket is already narrower
     than ``epsilon`` keeps his values, so each player gets exactly the iterates of the

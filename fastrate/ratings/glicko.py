@@ -58,6 +58,7 @@ from fastrate.ratings._common import (
     REC_VAR,
     PeriodRule,
     add_games_played,
+    check_positive_state,
     gather_block,
     last_as_float,
     period_games,
@@ -240,14 +241,6 @@ def inflate_rd(ratings: Ratings, period: int, config: GlickoConfig | None = None
     return np.where(t > 0, grown, ratings.rd)
 
 
-def _check_state(state: PlayerState, column: str, values: np.ndarray) -> None:
-    bad = ~(values > 0.0) | ~np.isfinite(values)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InputError(f"initial '{column}' must be a finite number > 0; found "
-                         f"{float(values[i])!r} for player {state.players[i]!r}")
-
-
 def _reported_last(games: Games, state: PlayerState) -> np.ndarray | None:
     """``last_period`` to report: the updated one with periods; without periods the
     initial one when it carried any (else ``None``)."""
@@ -275,7 +268,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     check_type(config, GlickoConfig, "config must be a GlickoConfig")
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd)
-    _check_state(state, "rd", state.rd)
+    check_positive_state(state, "rd", state.rd)
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)

@@ -53,7 +53,7 @@ from fastrate._numba import kernel
 from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, VOLATILITY
-from fastrate.errors import ConvergenceWarning, InputError
+from fastrate.errors import ConvergenceWarning
 from fastrate.ratings._common import (
     BLOCK,
     REC_LAST,
@@ -62,12 +62,11 @@ from fastrate.ratings._common import (
     REC_VAR,
     REC_VOL,
     add_games_played,
-    exp,
+    check_positive_state,
     last_as_float,
-    log,
     records,
 )
-from fastrate.ratings._steps import W_ROWS, glicko2_period, glicko2_step, solve_block, volatility_f
+from fastrate.ratings._steps import W_ROWS, glicko2_period, glicko2_step
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
 
@@ -106,68 +105,6 @@ class Glicko2Config:
 # ----------------------------------------------------------------------------------
 # kernels (one period's update is fastrate.ratings._steps.glicko2_period, which the
 # ladder simulator drives too)
-
-
-@kernel
-def _volatility(sigma, phi2, v, delta, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
-    """Glickman's step 5 (the Illinois algorithm of the 2013+ paper) for one player;
-    returns ``(sigma'^2, converged)``. The kernel runs the same steps for a block of
-    players at once (``fastrate.ratings._steps.solve_block``), with the same results;
-    this scalar version is their readable reference (``bench/bench_glicko2.py`` checks
-    them bit for bit).
-
-    The same steps as the paper, with exponentials the algorithm already knows not
-    recomputed: ``e^A = sigma^2`` at the start; ``e^B = Delta^2 - phi^2 - v`` when ``B`` is
-    its log (so the first term of ``f(B)`` vanishes); ``e^(a - k tau)`` by repeated
-    multiplication with ``exp_mtau = e^-tau``; ``f(B)`` of the bracket search is reused;
-    the result ``sigma'^2 = e^A`` is the ``e^x`` computed for the final ``A``.
-    """
-    s2 = sigma * sigma
-    a = log(s2)
-    d = delta * delta - phi2 - v
-    w0 = phi2 + v
-    big_a = a
-    ex_a = s2
-    f_a = volatility_f(a, s2, a, d, w0, inv_tau2)
-    if d > 0.0:
-        big_b = log(d)
-        ex_b = d
-        f_b = -(big_b - a) * inv_tau2
-    else:
-        k = 1.0
-        ex_b = s2 * exp_mtau
-        f_b = volatility_f(a - tau, ex_b, a, d, w0, inv_tau2)
-        while f_b < 0.0:
-            k += 1.0
-            ex_b *= exp_mtau
-            f_b = volatility_f(a - k * tau, ex_b, a, d, w0, inv_tau2)
-        big_b = a - k * tau
-    it = 0
-    while abs(big_b - big_a) > epsilon:
-        if it >= max_iterations:
-            # not converged: keep the newest iterate (the paper's A is the bracket end
-            # kept for the sign change, which may still be far from the root)
-            return ex_b, False
-        it += 1
-        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
-        ex_c = exp(big_c)
-        f_c = volatility_f(big_c, ex_c, a, d, w0, inv_tau2)
-        if f_c * f_b <= 0.0:
-            big_a = big_b
-            ex_a = ex_b
-            f_a = f_b
-        else:
-            f_a = f_a / 2.0
-        big_b = big_c
-        ex_b = ex_c
-        f_b = f_c
-    return ex_a, True
-
-
-#: the block solver and its work buffer's rows under their former names
-#: (``bench/bench_glicko2.py`` checks the solver against :func:`_volatility`)
-_solve_block = solve_block
-_W_ROWS = W_ROWS
 
 
 @kernel
@@ -213,14 +150,6 @@ def expected_score(rating_a: Any, rating_b: Any, rd_b: Any, rd_a: Any = 0.0,
     return 1.0 / (1.0 + np.exp(-g(np.sqrt(phi_a * phi_a + phi_b * phi_b)) * d))
 
 
-def _check_positive(state: PlayerState, column: str, values: np.ndarray) -> None:
-    bad = ~(values > 0.0) | ~np.isfinite(values)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InputError(f"initial '{column}' must be a finite number > 0; found "
-                         f"{float(values[i])!r} for player {state.players[i]!r}")
-
-
 def _warn_unconverged(state: PlayerState, failed: np.ndarray, config: Glicko2Config) -> None:
     ids = np.flatnonzero(failed == 2)
     if ids.shape[0] == 0:
@@ -252,8 +181,8 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd,
                                        volatility=config.initial_volatility)
-    _check_positive(state, "rd", state.rd)
-    _check_positive(state, "volatility", state.volatility)
+    check_positive_state(state, "rd", state.rd)
+    check_positive_state(state, "volatility", state.volatility)
     n = len(state.players)
     failed = np.zeros(n, dtype=np.int8)
     if isinstance(initial, Ratings) and initial.unconverged is not None:
