@@ -1143,9 +1143,6 @@ class Boards:
         g = self._graphs("partnership components")
         return g.partnership, g.identifiable
 
-    def with_scores(self, ns_score: np.ndarray) -> Boards:
-        return dataclasses.replace(self, ns_score=require(ns_score, np.float64))
-
 
 def to_input_order(order: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Values of stored rows (``order``: the input row of each) in input-row order; input

@@ -14,9 +14,6 @@ from fastrate.io.tables import column_names, format_of, read_table, source_for
 
 __all__ = ["read_matches"]
 
-#: options of matches_from_table that are not column names
-_NOT_COLUMNS = ("higher_is_better", "time_format", "players", "unranked", "sort")
-
 
 def read_matches(path: str | os.PathLike, *, match: str | None = None,
                  team: str | bool | None = None, player: str | None = None,

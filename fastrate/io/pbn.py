@@ -798,10 +798,6 @@ def _to_numpy(a: Any) -> np.ndarray:
     return np.array(arrow_to_numpy(a))
 
 
-def _strings(arr: Any) -> np.ndarray:
-    return np.array(arr.to_pylist(), dtype=object)
-
-
 # ----------------------------------------------------------------------------------
 # table results
 

@@ -1008,10 +1008,3 @@ def plot(results: Any, path: str | os.PathLike, *, title: str | None = None,
     with atomic_file(target) as fh:
         fig.savefig(fh, format="png", dpi=dpi)
     return target
-
-
-def _warmup() -> None:
-    """Compile the simulator (one specialisation serves every scheduler and system)."""
-    ladder = Ladder.geometric(4, newcomers=1, n_games=8)
-    simulate(ladder, "greedy", "glicko2", 8, n_seeds=2, period_games=2, seed_games=(2, 1),
-             n_points=2)

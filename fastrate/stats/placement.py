@@ -1566,21 +1566,3 @@ def _in_threads(chunks: list[tuple[int, int]], fn: Any) -> None:
     with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
         for f in [pool.submit(fn, lo, hi) for lo, hi in chunks]:
             f.result()
-
-
-def _warmup() -> None:
-    """Run every kernel once on tiny input (int and float counts) for ``fastrate warmup``."""
-    for dtype in (np.int64, np.float64):
-        counts = np.array([[3, 1, 0, 2, 1, 0, 1], [0, 0, 0, 0, 0, 0, 0]], dtype=dtype)
-        placement_stats(counts, points=[10.0, 0.0])
-        chi_square(counts)
-        tazd_star(counts)
-        convolution_integral(counts)
-        standings_from_counts(counts)
-    p_value([1.0, 2.0], 3)
-    log = (["a", "b", "a", "b"], [1, 2, 2, 1], [10.0, -10.0, -10.0, 10.0], [0.0, 0.0, 1.0, 1.0])
-    taowr(*log)
-    taolz(*log, floor=0.0, observed="after")
-    standings([1, 1], ["a", "b"], [1, 2])
-    pga([1, 1], ["a", "b"], [1, 2], [5, 5])
-    pga([2, 1, 1, 2], [3, 4, 3, 4], [1, 2, 1, 2], [5, 5, 5, 5])  # integer ids; the sorting path
