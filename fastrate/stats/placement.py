@@ -169,16 +169,23 @@ def _pvalue_kernel(chi2, df, out):
         out[i] = chi2_sf(chi2[i], df[i])
 
 
+@inline_kernel
+def _row_sums(counts, base, k, weight):
+    """A row's total count ``n`` and its weighted sum ``sum_j counts[base + j] weight[j]``."""
+    n = 0.0
+    s = 0.0
+    for j in range(k):
+        c = counts[base + j]
+        n += c
+        s += c * weight[j]
+    return n, s
+
+
 @kernel
 def _tazd_star_kernel(counts, k, mu_ref, sigma_ref, out):
+    place = np.arange(1.0, k + 1.0)
     for i in range(out.shape[0]):
-        base = i * k
-        n = 0.0
-        s = 0.0
-        for j in range(k):
-            c = counts[base + j]
-            n += c
-            s += c * (j + 1)
+        n, s = _row_sums(counts, i * k, k, place)
         if n <= 0.0:
             out[i] = np.nan
         else:
@@ -188,27 +195,16 @@ def _tazd_star_kernel(counts, k, mu_ref, sigma_ref, out):
 @kernel
 def _ci_kernel(counts, k, payoff, buy_in, out):
     for i in range(out.shape[0]):
-        base = i * k
-        n = 0.0
-        s = 0.0
-        for j in range(k):
-            c = counts[base + j]
-            n += c
-            s += c * payoff[j]
+        n, s = _row_sums(counts, i * k, k, payoff)
         out[i] = np.nan if n <= 0.0 else s / n / buy_in
 
 
 @kernel
 def _behind_kernel(counts, k, out_games, out_behind):
     """Games played and games behind the winner summed over a row (k-player games)."""
+    behind = np.arange(0.0, float(k))
     for i in range(out_games.shape[0]):
-        base = i * k
-        n = 0.0
-        b = 0.0
-        for j in range(k):
-            c = counts[base + j]
-            n += c
-            b += c * j
+        n, b = _row_sums(counts, i * k, k, behind)
         out_games[i] = n
         out_behind[i] = b / (k - 1)
 
