@@ -891,27 +891,29 @@ def profiles_from_log(players: Any, places: Any, k: int | None = None, *, game: 
     return out
 
 
+def _chi2_of(counts: Any, reference: Any, yates: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Chi-square and games of every profile against one reference profile, and whether
+    ``counts`` was a single profile."""
+    arr, single = _as_counts(counts)
+    k = arr.shape[1]
+    ref = reference_profile(reference, k)
+    chi2 = np.empty(arr.shape[0])
+    n = np.empty(arr.shape[0])
+    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
+    return chi2, n, single
+
+
 def chi_square(counts: Any, reference: Any = None, yates: bool | str = False) -> Any:
     """Pearson's chi-square of each profile against ``reference`` (uniform by default).
 
     ``yates``: False, True (every player) or ``"auto"`` (players with an expected count
     below 5, as the essay does). NaN for a player with no games."""
-    arr, single = _as_counts(counts)
-    k = arr.shape[1]
-    ref = reference_profile(reference, k)
-    chi2 = np.empty(arr.shape[0])
-    n = np.empty(arr.shape[0])
-    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
+    chi2, n, single = _chi2_of(counts, reference, yates)
     return _ret(chi2, single)
 
 
 def _scaled(counts: Any, reference: Any, yates: Any) -> Any:
-    arr, single = _as_counts(counts)
-    k = arr.shape[1]
-    ref = reference_profile(reference, k)
-    chi2 = np.empty(arr.shape[0])
-    n = np.empty(arr.shape[0])
-    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
+    chi2, n, single = _chi2_of(counts, reference, yates)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = chi2 / np.sqrt(n) * 1000.0
     return _ret(out, single)
@@ -1145,12 +1147,7 @@ def p_value(chi2: Any, df: Any) -> Any:
 def effect_size(counts: Any, reference: Any = None, yates: bool | str = False) -> Any:
     """Cohen's w = ``sqrt(chi2 / n)``: the size of the departure from ``reference``,
     independent of the number of games (TAPL = w^2 sqrt(n) 1000)."""
-    arr, single = _as_counts(counts)
-    k = arr.shape[1]
-    ref = reference_profile(reference, k)
-    chi2 = np.empty(arr.shape[0])
-    n = np.empty(arr.shape[0])
-    _chi2_kernel(arr.reshape(-1), k, ref, 0, _yates_mode(yates), chi2, n)
+    chi2, n, single = _chi2_of(counts, reference, yates)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.sqrt(chi2 / n)
     return _ret(out, single)
