@@ -32,7 +32,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from queue import Empty
@@ -281,7 +281,7 @@ def _run_chain(names: list[str]) -> None:
         _RESULTS.put(_run_group(name))
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
+def _terminate(pool: Executor) -> None:
     """Stop the workers now, not after their running groups (a cache file is written
     whole or not at all, so a stopped compile leaves nothing half-written)."""
     stop = getattr(pool, "terminate_workers", None)  # Python 3.14
