@@ -13,10 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import placement as ref
 
+import fastrate
 from fastrate._special import gammq
 from fastrate.cli.placement import placement_group
 from fastrate.errors import ConfigError, InputError, InputTypeError
 from fastrate.stats import placement as P
+from fastrate.stats.placement import affiliates
 
 ESSAY = [7, 6, 5, 4, 4, 4, 5]
 
@@ -188,6 +190,58 @@ def test_place_counts_and_profiles_from_log():
     # ties allowed on request
     _, tied = P.place_counts(["a", "b"], [1, 1], 2, game=[1, 1], allow_ties=True)
     np.testing.assert_array_equal(tied, [[1, 0], [1, 0]])
+
+
+
+@settings(max_examples=40)
+@given(st.lists(st.integers(2, 7), min_size=1, max_size=20), st.randoms(use_true_random=False))
+def test_profiles_from_matches_is_profiles_from_log(sizes, rnd):
+    """A free-for-all Matches built from an untied log (rows shuffled) gives the log's
+    profiles, points and level percentages, and so the same statistics."""
+    rows = []
+    for g, size in enumerate(sizes):
+        for place, player in enumerate(rnd.sample(range(12), size), start=1):
+            rows.append((g * 7 % 11 + 100 * g, f"p{player}", place, rnd.uniform(-60, 60),
+                         rnd.randrange(6)))
+    rnd.shuffle(rows)
+    game, player, place, points, level = (np.array(c) for c in zip(*rows))
+    log = P.profiles_from_log(player, place, game=game, points=points, level=level)
+    matches = fastrate.Matches.from_arrays(game, None, player, place=place)
+    got = P.profiles_from_matches(matches, points=points[matches.row],
+                                  level=level[matches.row])
+    assert got["players"].names.tolist() == log["players"].names.tolist()
+    np.testing.assert_array_equal(got["counts"], log["counts"])
+    np.testing.assert_allclose(got["points"], log["points"], rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(got["levels"], log["levels"])
+    a, b = (P.placement_stats(x["counts"]) for x in (got, log))
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])
+
+
+def test_profiles_from_matches_ties_k_and_bad_input():
+    m = fastrate.Matches.from_arrays([1, 1, 1], None, ["a", "b", "c"], place=[1, 2, 2])
+    with pytest.raises(InputError, match=r"must not repeat within a match \(a tie\); found "
+                       r"two players at rank 2 in match 1; pass allow_ties=True"):
+        P.profiles_from_matches(m)
+    # competition ranks: the tied players each count their shared place
+    np.testing.assert_array_equal(P.profiles_from_matches(m, allow_ties=True)["counts"],
+                                  [[1, 0], [0, 1], [0, 1]])
+    m = fastrate.Matches.from_arrays([1, 1, 1], None, ["a", "b", "c"], place=[1, 2, 3])
+    assert P.profiles_from_matches(m, 5)["counts"].shape == (3, 5)
+    with pytest.raises(InputError, match=r"rank must be in 1\.\.2 \(k\); found 3 in match 1"):
+        P.profiles_from_matches(m, 2)
+    with pytest.raises(ConfigError, match="'k' of profiles_from_matches"):
+        P.profiles_from_matches(m, 1)
+    with pytest.raises(InputError, match=r"column 'points' must have one value per seat \(3\)"):
+        P.profiles_from_matches(m, points=[1.0, 2.0])
+    teams = fastrate.Matches.from_arrays(["g1"] * 4, [1, 1, 2, 2], ["a", "b", "c", "d"],
+                                         place=[1, 1, 2, 2])
+    with pytest.raises(InputError, match=r"takes free-for-all matches \(one player per team\); "
+                       r"found a team of 2 players in match 'g1'"):
+        P.profiles_from_matches(teams)
+    with pytest.raises(TypeError, match=r"profiles_from_matches\(\) needs a fastrate.Matches; "
+                       "got list"):
+        P.profiles_from_matches([[1, 2]])
 
 
 def test_placement_stats_columns_match_the_single_functions():
@@ -614,9 +668,9 @@ def test_pga_threads_give_the_same_bits(monkeypatch):
     rng = np.random.default_rng(4)
     game, player, seat, watchers = _seating_log(rng, 3000, 300, capacity=7)
     one = P.pga(game, player, seat, watchers)
-    monkeypatch.setattr(P, "_PGA_MIN_ROWS_PER_THREAD", 10)
-    monkeypatch.setattr(P.numba, "get_num_threads", lambda: 3)
-    assert len(P._player_chunks(np.array([0, 10, 20, 30, 40]))) == 3
+    monkeypatch.setattr(affiliates, "_PGA_MIN_ROWS_PER_THREAD", 10)
+    monkeypatch.setattr(affiliates.numba, "get_num_threads", lambda: 3)
+    assert len(affiliates._player_chunks(np.array([0, 10, 20, 30, 40]))) == 3
     three = P.pga(game, player, seat, watchers)
     for name in one:
         assert one[name].dtype == three[name].dtype
