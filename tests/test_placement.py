@@ -91,6 +91,8 @@ def test_p_value_known_values():
     np.testing.assert_allclose(P.p_value([1.0, 2.0], 1), [math.erfc(math.sqrt(0.5)),
                                                           math.erfc(1.0)], rtol=1e-13)
     assert math.isnan(P.p_value(float("nan"), 3))
+    # one value and a scalar df: the broadcast df is a contiguous read-only-ish view
+    assert P.p_value(np.array([4.0]), 2) == pytest.approx([math.exp(-2)])
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 6, 7, 30])

@@ -105,9 +105,11 @@ def p_value(chi2: Any, df: Any) -> Any:
     d = np.asarray(df, dtype=np.float64)
     if not np.all(d > 0):
         raise ConfigError(f"'df' of p_value must be positive; got {df!r}")
+    # copies: a broadcast view (even a contiguous one, as of one value) must not reach
+    # the kernel, whose typing reads its writeable flag (a FutureWarning in NumPy)
     xb, db = np.broadcast_arrays(x, d)
-    flat_x = np.ascontiguousarray(xb, dtype=np.float64).reshape(-1)
-    flat_d = np.ascontiguousarray(db, dtype=np.float64).reshape(-1)
+    flat_x = np.array(xb, dtype=np.float64).reshape(-1)
+    flat_d = np.array(db, dtype=np.float64).reshape(-1)
     out = np.empty(flat_x.shape[0])
     pvalue_kernel(flat_x, flat_d, out)
     out = out.reshape(xb.shape)
