@@ -4,7 +4,7 @@ A CSR groups the rows of a flat array: group ``g`` owns ``values[offsets[g]:offs
 and ``offsets`` (groups + 1, int64, starting at 0) is all a kernel needs to walk the groups.
 These helpers build offsets and dense group ids with NumPy (and pyarrow's hash encoding),
 once, when a container is built. (The placement kernels keep their own in-kernel counting
-sort, ``fastrate.stats.placement._csr_offsets``, which is inlined into Numba loops.)
+sort, ``fastrate.stats.placement.affiliates._csr_offsets``, which is inlined into Numba loops.)
 """
 
 from __future__ import annotations
