@@ -36,10 +36,12 @@ from fastrate.errors import ConfigError, InputError, InputTypeError
 #: KDice payoff of 1st..7th place at the 60-point (level 0) tables
 KDICE_PAYOFF = (60.0, 42.0, 35.0, 0.0, -35.0, -42.0, -60.0)
 KDICE_BUY_IN = 60.0
-
-
 #: GPG cap (the essay's guard against a tiny CI)
 GPG_CAP = 6000.0
+
+
+# ----------------------------------------------------------------------------------
+# kernels (counts flattened row-major; k places per player)
 
 
 @inline_kernel
@@ -94,6 +96,7 @@ def chi2_kernel(counts, k, ref, ref_stride, yates, out_chi2, out_n):
 
 @kernel
 def pvalue_kernel(chi2, df, out):
+    """Upper tail of chi-square, ``out[i] = Q(df[i]/2, chi2[i]/2)``."""
     for i in range(out.shape[0]):
         out[i] = chi2_sf(chi2[i], df[i])
 
@@ -130,6 +133,10 @@ def standings_kernel(games, behind, out):
         out[i] -= best
 
 
+# ----------------------------------------------------------------------------------
+# input checks
+
+
 def as_counts(counts: Any, name: str = "counts") -> tuple[np.ndarray, bool]:
     """(C-contiguous 2-D counts of int64 or float64, whether the input was one player)."""
     if hasattr(counts, "to_numpy") and not isinstance(counts, np.ndarray):
@@ -163,10 +170,12 @@ def as_counts(counts: Any, name: str = "counts") -> tuple[np.ndarray, bool]:
 
 
 def one_or_all(x: np.ndarray, single: bool) -> Any:
+    """A float for one profile (``single``), else the array of every player's values."""
     return float(x[0]) if single else x
 
 
 def yates_mode(yates: Any) -> int:
+    """The kernels' code of the ``yates`` option: 0 off, 1 on, 2 ``"auto"``."""
     if isinstance(yates, (bool, np.bool_)):
         return int(bool(yates))
     if isinstance(yates, str) and yates == "auto":
@@ -175,6 +184,7 @@ def yates_mode(yates: Any) -> int:
 
 
 def payoff_table(payoff: Any, k: int, buy_in: float) -> np.ndarray:
+    """The checked payoff of each of the ``k`` places (KDice's by default, k = 7 only)."""
     if payoff is None:
         if k != 7:
             raise ConfigError(f"the default KDice payoff table has 7 places; these counts "
@@ -188,6 +198,7 @@ def payoff_table(payoff: Any, k: int, buy_in: float) -> np.ndarray:
 
 
 def moments(ref: np.ndarray) -> tuple[float, float]:
+    """Mean place and its standard deviation under the profile ``ref``."""
     places = np.arange(1, ref.shape[0] + 1, dtype=np.float64)
     mu = float(np.dot(ref, places))
     sigma = math.sqrt(float(np.dot(ref, (places - mu) ** 2)))
@@ -195,6 +206,7 @@ def moments(ref: np.ndarray) -> tuple[float, float]:
 
 
 def per_player(x: Any, name: str) -> np.ndarray:
+    """``x`` as finite float64 values (one per player)."""
     arr = np.asarray(x, dtype=np.float64)
     if not np.isfinite(arr).all():
         raise InputError(f"'{name}' must be finite")
