@@ -203,7 +203,8 @@ def own_reference_stats(players: Any, places: Any, points: Any, time: Any,
     found = prof["reference_games"] >= 0
     t = np.where(found, prof["reference_games"], 0)
     after = games - t
-    obs = require((counts - refc if observed == "after" else counts).reshape(-1), np.int64)
+    # whole counts, exact in float64: the one specialisation of chi2_kernel (as_counts)
+    obs = require((counts - refc if observed == "after" else counts).reshape(-1), np.float64)
     has_ref = t > 0
     denom = np.where(has_ref, t + k * a, 1.0)
     ref = np.where(has_ref[:, None], (refc + a) / denom[:, None], 1.0 / k)
