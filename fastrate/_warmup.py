@@ -346,9 +346,21 @@ def _chains(selected: list[WarmGroup]) -> list[list[WarmGroup]]:
     return sorted(chains, key=lambda c: -sum(COST_HINTS.get(g.name, 2.0) for g in c))
 
 
-#: how worker processes start: ``fork`` where the platform has it (Linux: the workers
-#: inherit NumPy, Numba and fastrate already imported, about 1 s sooner), else ``spawn``
-_START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+def _start_method() -> str:
+    """How worker processes start: ``fork`` where the platform has it and this process
+    has started no threads of its own (Linux: the workers inherit NumPy, Numba and
+    fastrate already imported, about 1 s sooner; forking after Python threads or Numba's
+    parallel threads started could deadlock), else ``spawn``. (OpenBLAS's threads, which
+    NumPy starts at import, handle a fork themselves.)"""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    import threading
+
+    from numba.np.ufunc import parallel
+
+    if threading.active_count() > 1 or getattr(parallel, "_is_initialized", True):
+        return "spawn"
+    return "fork"
 
 
 def _preload() -> None:
@@ -385,9 +397,10 @@ def run_warmup(only: Sequence[str] | None = None, *, workers: int | None = None,
         for g in pending:
             done(_run_group(g.name))
     else:
-        ctx = multiprocessing.get_context(_START_METHOD)
-        if _START_METHOD == "fork":  # the workers inherit the imports instead of redoing them
+        method = _start_method()
+        if method == "fork":  # the workers inherit the imports instead of redoing them
             _preload()
+        ctx = multiprocessing.get_context(method)
         queue = ctx.Queue()
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                    initializer=_init_worker, initargs=(ctx.Lock(), queue))

@@ -225,3 +225,23 @@ def test_groups_that_reuse_kernels_follow_them_in_one_chain_longest_chains_first
     assert names(_chains([b, d])) == [["b"], ["d"]]  # a not run: b stands alone
     loop = [g("p", "q"), g("q", "p")]
     assert names(_chains(loop)) == [["p", "q"]]  # a cycle of afters is broken
+
+
+def test_workers_fork_only_from_a_single_threaded_process():
+    """Forking saves the workers' imports, but only where no thread of ours runs."""
+    import threading
+
+    from fastrate import _warmup
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert _warmup._start_method() == "spawn"
+    finally:
+        stop.set()
+        t.join()
+    code = "from fastrate import _warmup; print(_warmup._start_method())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == ("fork" if sys.platform.startswith("linux") else out)
