@@ -174,8 +174,22 @@ def kernel_specialisations() -> dict[str, bool]:
     return out
 
 
+class _KernelCounts:
+    """``compiled`` and ``loaded`` from ``kernels`` (specialisation -> compiled here?)."""
+
+    kernels: dict[str, bool]
+
+    @property
+    def compiled(self) -> int:
+        return sum(self.kernels.values())
+
+    @property
+    def loaded(self) -> int:
+        return len(self.kernels) - self.compiled
+
+
 @dataclass(frozen=True)
-class GroupResult:
+class GroupResult(_KernelCounts):
     """What one kernel group did: the specialisations it added to the process that ran
     it (``kernels``, keyed as in :func:`kernel_specialisations`; True = compiled, False =
     loaded from the disk cache), its wall time, the cache folders it used, and the process
@@ -188,13 +202,6 @@ class GroupResult:
     pid: int = 0
     process_cpu: float = 0.0
 
-    @property
-    def compiled(self) -> int:
-        return sum(self.kernels.values())
-
-    @property
-    def loaded(self) -> int:
-        return len(self.kernels) - self.compiled
 
     def line(self) -> str:
         """``elo: 2 kernels (2 compiled, 0 loaded from the cache), 1.4 s``"""
@@ -203,7 +210,7 @@ class GroupResult:
 
 
 @dataclass(frozen=True)
-class WarmupReport:
+class WarmupReport(_KernelCounts):
     """The whole warm-up: each group's result in the order they finished, the distinct
     specialisations over all workers (a kernel two groups use counts once; compiled if
     any worker compiled it), the wall time and the number of worker processes."""
@@ -213,13 +220,6 @@ class WarmupReport:
     seconds: float
     workers: int
 
-    @property
-    def compiled(self) -> int:
-        return sum(self.kernels.values())
-
-    @property
-    def loaded(self) -> int:
-        return len(self.kernels) - self.compiled
 
     @property
     def cache(self) -> str:

@@ -239,12 +239,27 @@ def _bonus(n, table, bonus, n0):
     return bonus * (1.0 - math.exp(-n / n0))
 
 
+class _BridgeEloParams(NamedTuple):
+    """The scalars of :func:`_bridge_elo_kernel`."""
+
+    model: int  #: the index of the model in ``MODELS``
+    k: float
+    factor: float  #: ln(10) / scale
+    cap: float  #: the rule-of-400 cap of the rating lead (0: none)
+    draw_margin: float
+    win_points: float
+    mov_mode: int  #: the index of the margin multiplier in ``MARGINS``
+    mov_scale: float
+    bonus: float  #: the experience bonus
+    n0: float  #: its experience scale
+    gamma_div: float  #: the field adjustment's divisor
+    by_period: bool  #: update once per rating period
+
+
 @kernel
 def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns_score,
-                       ns_pid, ew_pid, rec, together,
-                       model, k, k_bounds, k_values, x_bounds, x_values,
-                       factor, cap, draw_margin, win_points, thresholds, mov_mode, mov_scale,
-                       bonus, n0, gamma_div, by_period,
+                       ns_pid, ew_pid, rec, together, params,
+                       k_bounds, k_values, x_bounds, x_values, thresholds,
                        touched, sa, sb, acc_ns, acc_ew, acc_e, m_delta, m_e, rows,
                        bonus_table, pred, outcome):  # pragma: no cover - jit
     """Bridge Elo over boards in stored (chronological) order.
@@ -264,6 +279,8 @@ def _bridge_elo_kernel(offsets, board_period, north, south, east, west, imps, ns
     scores are computed for a whole board (or a table's matches) in a loop with no
     branches or calls before the updates, so it vectorises.
     """
+    (model, k, factor, cap, draw_margin, win_points, mov_mode, mov_scale, bonus, n0,
+     gamma_div, by_period) = params
     n_boards = offsets.shape[0] - 1
     has_period = board_period.shape[0] > 0
     has_pid = ns_pid.shape[0] > 0
@@ -857,15 +874,15 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
     outcome = np.empty(boards.n_results, dtype=np.float64)
     k_bounds, k_values = _table_arrays(config.k_games)
     x_bounds, x_values = _table_arrays(config.k_experience)
+    params = _BridgeEloParams(
+        _MODEL[config.model], float(config.k), LN10 / config.scale, float(config.cap or 0.0),
+        float(config.draw_margin), _win_points(config.draw_margin), _MARGIN[config.margin],
+        float(config.margin_scale), float(config.experience_bonus),
+        float(config.experience_n0), float(config.gamma_divisor), bool(by_period))
     _bridge_elo_kernel(offsets, boards.board_period if has_period else _EMPTY_I,
                        north, south, east, west, imps, require(boards.ns_score, np.float64),
-                       ns_pid, ew_pid, rec, together,
-                       _MODEL[config.model], float(config.k), k_bounds, k_values,
-                       x_bounds, x_values, LN10 / config.scale, float(config.cap or 0.0),
-                       float(config.draw_margin), _win_points(config.draw_margin),
-                       IMP_THRESHOLDS, _MARGIN[config.margin], float(config.margin_scale),
-                       float(config.experience_bonus), float(config.experience_n0),
-                       float(config.gamma_divisor), by_period,
+                       ns_pid, ew_pid, rec, together, params, k_bounds, k_values,
+                       x_bounds, x_values, IMP_THRESHOLDS,
                        touched, sa, sb, acc_ns, acc_ew, acc_e, m_delta, m_e, rows,
                        np.empty(4096 if config.experience_bonus else 0, dtype=np.float64),
                        pred, outcome)
