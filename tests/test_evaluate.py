@@ -11,10 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import metrics as ref
 
-from fastrate import metrics
+from fastrate import metrics, systems
 from fastrate.data import Games
 from fastrate.errors import ConfigError, InputError, InputTypeError
-from fastrate import systems
 from fastrate.evaluate import (
     Evaluation,
     SystemSpec,
