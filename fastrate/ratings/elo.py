@@ -245,6 +245,14 @@ def _margin_multiplier(mode, margin, d, s):
     return (11.0 + pd) / 8.0
 
 
+@inline_kernel
+def _given(input_row, weight, neutral, period, pre_white):
+    """Which optional per-game arrays the Elo kernels got (an absent one has length 0):
+    input rows, weights, neutral flags, periods, pre-game records."""
+    return (input_row.shape[0] > 0, weight.shape[0] > 0, neutral.shape[0] > 0,
+            period.shape[0] > 0, pre_white.shape[0] > 0)
+
+
 @kernel
 def _elo_kernel(white, black, score, weight, margin, neutral, period,
                 rating, games_played, last_period, reached,
@@ -263,12 +271,8 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
     regression_mean = params.regression_mean
     by_period = params.by_period
     n = white.shape[0]
-    record = pre_white.shape[0] > 0
-    has_r = input_row.shape[0] > 0
-    has_w = weight.shape[0] > 0
+    has_r, has_w, has_n, has_p, record = _given(input_row, weight, neutral, period, pre_white)
     has_m = margin.shape[0] > 0
-    has_n = neutral.shape[0] > 0
-    has_p = period.shape[0] > 0
     no_period = np.iinfo(np.int64).min
     n_res = reset_game.shape[0]
     rp = 0
@@ -360,11 +364,7 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
     Same arithmetic and outputs as :func:`_elo_kernel`."""
     k, factor, cap, advantage = step
     n = white.shape[0]
-    has_r = input_row.shape[0] > 0
-    has_w = weight.shape[0] > 0
-    has_n = neutral.shape[0] > 0
-    has_p = period.shape[0] > 0
-    record = pre_white.shape[0] > 0
+    has_r, has_w, has_n, has_p, record = _given(input_row, weight, neutral, period, pre_white)
     for i in range(n):
         a = white[i]
         b = black[i]
