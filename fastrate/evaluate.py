@@ -56,6 +56,7 @@ def __getattr__(name: str) -> Any:
         return {n: (s.module_name, s.config_name) for n, s in REGISTRY.items()}
     raise AttributeError(f"module 'fastrate.evaluate' has no attribute {name!r}")
 
+
 # ----------------------------------------------------------------------------------
 # burn-in and scoring
 
@@ -78,7 +79,8 @@ def _score(games: Games, pred_stored: np.ndarray, mask: np.ndarray, draws: str, 
 
 
 def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
-    check_type(games, Games, "evaluation needs a fastrate.Games", "build one with Games.from_arrays or read_games")
+    check_type(games, Games, "evaluation needs a fastrate.Games",
+               "build one with Games.from_arrays or read_games")
     _metrics.check_draws(draws)
     check_bins(bins)
     mask = burn_in_mask(games, burn_in)
@@ -113,10 +115,8 @@ def evaluate(games: Games, systems: Sequence[Any] | str, burn_in: int = 0,
     if not specs:
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
     for spec in specs:
-        if spec.system.data != "games":
-            raise ConfigError(f"rating system {spec.name!r} rates {spec.system.data}, not "
-                              f"two-player games; evaluate it with its own toolkit "
-                              f"({spec.system.module_name}.evaluate)")
+        spec.system.require_data("games", "evaluate it with its own toolkit "
+                                          f"({spec.system.module_name}.evaluate)")
     mask = _prepare(games, burn_in, draws, bins)
     labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}

@@ -34,12 +34,14 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastrate._validate import bool_word
-from fastrate.data.results import Ratings
-from fastrate.data.state import StateColumn
 from fastrate.errors import ConfigError, InputTypeError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fastrate.data.results import Ratings
+    from fastrate.data.state import StateColumn
 
 __all__ = ["RatingSystem", "REGISTRY", "register", "get", "names", "SystemSpec",
            "parse_system", "presets", "DATA_KINDS", "tiny_data"]
@@ -103,6 +105,14 @@ class RatingSystem:
         """The names of the per-player state columns, in table order."""
         return tuple(c.name for c in self.state)
 
+    def require_data(self, kind: str, hint: str) -> None:
+        """Refuse to run this system on data of another ``kind`` (``hint``: where to go
+        instead)."""
+        if self.data != kind:
+            noun = "two-player games" if kind == "games" else kind
+            raise ConfigError(f"rating system {self.name!r} rates {self.data}, not {noun}; "
+                              f"{hint}")
+
     def rate(self, data: Any, config: Any = None, initial: Any = None) -> Ratings:
         """``module.rate(data, config, initial=initial)`` (the default config if None)."""
         cfg = self.config_class() if config is None else config
@@ -149,7 +159,7 @@ def tiny_data(kind: str) -> Any:
                                  margin=[3.0, -1.0, -2.0, 2.0], weight=[1.0, 3.0, 5.0, 1.0],
                                  neutral=[False, True, False, False])
     if kind == "boards":
-        from fastrate.bridge.boards import Boards
+        from fastrate.data.boards import Boards
 
         return Boards.from_arrays([1, 1, 2, 2], [420.0, -50.0, 100.0, 140.0],
                                   north=["a", "c", "a", "c"], south=["b", "d", "b", "d"],

@@ -83,16 +83,13 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
     columns = column_kwargs(kw)
     bar = Progress(["reading games", "rating", "writing"], progress)
     try:
-        from fastrate.errors import ConfigError
         from fastrate.io.tables import read_ratings
         from fastrate.systems import SystemSpec
 
         spec = system or ("elo@world_football" if example == "football" else "elo")
         parsed = SystemSpec.parse(spec)
         name, config = parsed.name, parsed.config
-        if parsed.system.data != "games":
-            raise ConfigError(f"rating system {name!r} rates {parsed.system.data}, not "
-                              f"two-player games; use 'fastrate {name.split('_')[0]} rate'")
+        parsed.system.require_data("games", f"use 'fastrate {name.split('_')[0]} rate'")
         module = parsed.module
         games = _load_games(file, example, input_format, columns)
         _warn_single_period(games, [name])

@@ -132,8 +132,11 @@ class Ratings:
         stored_when = games.period if games.period is not None else np.arange(n)
         when = np.empty(n, dtype=np.int64)
         when[order] = stored_when  # input order, like pre_white / pre_black
-        lookup = self.players.lookup
-        ids = np.array([lookup[x] for x in games.players.names.tolist()], dtype=np.int64)
+        if games.players is self.players:  # no initial state: the same ids
+            ids = np.arange(len(self.players), dtype=np.int64)
+        else:
+            lookup = self.players.lookup
+            ids = np.array([lookup[x] for x in games.players.names.tolist()], dtype=np.int64)
         white = np.empty(n, dtype=np.int64)
         black = np.empty(n, dtype=np.int64)
         white[order] = ids[games.white]
