@@ -218,9 +218,6 @@ def warmup_command(verbose: bool, workers: int | None) -> None:
     click.echo(run_warmup(workers=workers, progress=progress).summary())
 
 
-#END
-
-
 @click.command("systems")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Machine-readable output instead of the readable list.")
