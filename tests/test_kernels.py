@@ -179,19 +179,9 @@ def _thread_users() -> dict[str, str]:
     return users
 
 
-def _first_module(*names: str):
-    """The first of ``names`` that imports (a module's new home, then its old path)."""
-    for name in names:
-        try:
-            return _import(name)
-        except ModuleNotFoundError:
-            continue
-    raise ModuleNotFoundError(f"none of {names}")
-
-
 def _ladder_case() -> list[np.ndarray]:
     """The ladder simulator: seeds split over threads."""
-    P = _first_module("fastrate.stats.ladder", "fastrate.ladder", "fastrate.stats.pairing")
+    P = _import("fastrate.stats.pairing")
     ladder = P.Ladder.geometric(16, newcomers=3, n_games=400)
     out = []
     for scheduler in P.SCHEDULERS:
@@ -205,7 +195,7 @@ def _ladder_case() -> list[np.ndarray]:
 def _pga_case() -> list[np.ndarray]:
     """PGA pairs: players split over threads. 240,000 seatings, above the 100,000 per
     thread below which pga keeps to one thread."""
-    P = _first_module("fastrate.placement", "fastrate.stats.placement")
+    P = _import("fastrate.stats.placement")
     rng = np.random.default_rng(3)
     n_games, capacity, n_players = 40_000, 6, 3000
     game = np.repeat(np.arange(n_games), capacity)
@@ -295,22 +285,17 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     import functools, importlib, json, sys, warnings
     import numpy as np
 
-    def first(*names):
-        for name in names:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    return importlib.import_module(name)
-            except ModuleNotFoundError:
-                pass
-        raise ModuleNotFoundError(names)
+    def load(name):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return importlib.import_module(name)
 
     # the kernels (plain functions without JIT), by the name the parent found them under;
     # every module's name for one is swapped for a wrapper that notes the call (kernels
     # call each other through module globals, so the wrappers see those calls too)
     wanted = json.loads(sys.argv[1])
     for name in wanted["modules"]:
-        first(name)
+        load(name)
     kernel_names = {}
     for name, (module, attr) in wanted["kernels"].items():
         kernel_names[id(getattr(sys.modules[module], attr))] = name
@@ -332,15 +317,14 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                         wrappers[id(value)] = noting(value, kernel_names[id(value)])
                     setattr(module, attr, wrappers[id(value)])
 
-    import inspect
     import fastrate
     from fastrate._warmup import warmup
     # in this process (not in worker processes), where the calls are noted
-    warmup(**{"workers": 1} if "workers" in inspect.signature(warmup).parameters else {})
+    warmup(workers=1)
 
     # scores off the multiples of 10 (sorted path), artificial scores (board 2 is left
     # with one real result), medians, the O(T^2) reference
-    scoring = first("fastrate.bridge.scoring")
+    scoring = load("fastrate.bridge.scoring")
     off, ns = np.array([0, 4, 6]), np.array([425.0, 450.0, -50.0, 425.0, 100.0, 140.0])
     for f in (scoring.cross_imps, scoring.butler_imps, scoring.matchpoints):
         for art in (None, np.array([0, 0, 1, 0, 0, 2])):
@@ -348,10 +332,8 @@ _PYTHON_SCRIPT = textwrap.dedent("""
             f(off, np.round(ns, -1), artificial=art)
     scoring.butler_imps(off, ns, datum="median")
     scoring.butler_imps(off, np.round(ns, -1), datum="median")
-    if hasattr(scoring, "cross_imps_naive"):  # the O(T^2) reference, while it lives here
-        scoring.cross_imps_naive(off, ns)
     # boards with named and integer players, their graphs, Elo with every option
-    bridge_elo = first("fastrate.bridge.elo", "fastrate.bridge.bridge_elo")
+    bridge_elo = load("fastrate.bridge.bridge_elo")
     seats = dict(north=[1, 5, 1, 5, 1, 5], south=[2, 6, 2, 6, 2, 6],
                  east=[3, 7, 3, 7, 3, 7], west=[4, 8, 4, 8, 4, 8])
     for names in (False, True):
@@ -367,13 +349,13 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                     model=model, margin=margin, k_games=((2.0, 30.0), (float("inf"), 10.0)),
                     k_experience=((1.0, 1.5), (float("inf"), 1.0)), experience_bonus=5.0))
     # the ladder: every scheduler and system
-    ladder = first("fastrate.stats.ladder", "fastrate.ladder", "fastrate.stats.pairing")
+    ladder = load("fastrate.stats.pairing")
     lad = ladder.Ladder.geometric(8, newcomers=2, n_games=60)
     for scheduler in ladder.SCHEDULERS:
         for system in ladder.SYSTEMS:
             ladder.simulate(lad, scheduler, system, 60, n_seeds=2, seed_games=(1, 1))
     # placement: chi-square tails beyond the closed forms
-    placement = first("fastrate.placement", "fastrate.stats.placement")
+    placement = load("fastrate.stats.placement")
     placement.p_value(np.array([3000.0, 5.0, 500.0]), np.array([6.0, 301.0, 301.0]))
     print(json.dumps(sorted(called)))
 """)
