@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._validate import Source, as_float64, check_range
+from fastrate._validate import Source, arrow_to_numpy, as_float64, check_range
 from fastrate.errors import InputError
 from fastrate.io.tables import read_table, source_for
 
@@ -90,7 +90,7 @@ def _lower(table: Any) -> dict[str, str]:
 
 
 def _column(table: Any, cols: dict[str, str], name: str) -> np.ndarray:
-    return table.column(cols[name]).to_numpy(zero_copy_only=False)
+    return arrow_to_numpy(table.column(cols[name]))
 
 
 def _table_source(path: str | os.PathLike, table: Any, cols: dict[str, str],
@@ -172,7 +172,7 @@ def _counts(path: str | os.PathLike, table: Any, places: int | None,
                          "a log")
 
     def numbers_of(c: str) -> np.ndarray:
-        values = table.column(c).to_numpy(zero_copy_only=False)
+        values = arrow_to_numpy(table.column(c))
         if values.dtype.kind not in "iu":
             values = as_float64(values, c, src)
         check_range(values, c, 0, np.inf, src)
@@ -188,7 +188,7 @@ def _levels(table: Any, rows: int, src: Source) -> np.ndarray | None:
         return None
     levels = np.zeros((rows, 6))
     for n, c in level_cols:
-        levels[:, n] = as_float64(table.column(c).to_numpy(zero_copy_only=False), c, src)
+        levels[:, n] = as_float64(arrow_to_numpy(table.column(c)), c, src)
     return levels
 
 
