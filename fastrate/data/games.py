@@ -25,7 +25,7 @@ from fastrate._validate import (
     to_arrow_table,
 )
 from fastrate.data.game_table import game_columns
-from fastrate.data.periods import bucket_periods, parse_time, period_labels
+from fastrate.data.periods import bucket_periods, is_period_spec, parse_time, period_labels
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import InputError, InputTypeError
 
@@ -222,7 +222,7 @@ def time_and_period(time: Any, period: Any, n: int, source: Source
         tm = parse_time(time, "time", source)
         check_length(tm, "time", n)
     if period is not None:
-        if isinstance(period, (str, int, float)) and not isinstance(period, bool):
+        if is_period_spec(period):
             if tm is None:
                 raise InputError(f"period {period!r} is a length, which needs a time "
                                  "column; give time=..., or period labels per game")

@@ -43,6 +43,7 @@ from fastrate.data._csr import (
 )
 from fastrate.data.game_table import TIME_COLUMNS, pick_column, time_values
 from fastrate.data.games import Games, chronological_order, player_ids, time_and_period
+from fastrate.data.periods import is_period_spec
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import InputError, InputTypeError
 
@@ -159,7 +160,7 @@ class Matches:
                              f"{unranked!r}")
         cols = {"match": match, "team": team, "player": player, rank_arg: values,
                 "weight": weight, "time": time}
-        if not _is_spec(period):
+        if not is_period_spec(period):
             cols["period"] = period
         n = _n_rows(cols)
         r = as_float64(values, rank_arg, src, allow_nan=True)
@@ -181,7 +182,7 @@ class Matches:
                             src.where(first)),)
                 match, team, player, weight, time = (
                     _take(x, keep) for x in (match, team, player, weight, time))
-                period = period if _is_spec(period) else _take(period, keep)
+                period = period if is_period_spec(period) else _take(period, keep)
                 r = require(r[keep], np.float64)
                 src = dataclasses.replace(src, rows=keep if src.rows is None
                                           else np.asarray(src.rows)[keep])
@@ -480,11 +481,6 @@ def _rank_input(rank: Any, place: Any, score: Any,
         raise InputTypeError(f"higher_is_better must be True or False; got "
                              f"{higher_is_better!r}")
     return name, values, bool(higher_is_better)
-
-
-def _is_spec(period: Any) -> bool:
-    """A period length spec ("1w", 7.0), as opposed to a column of labels."""
-    return isinstance(period, (str, int, float)) and not isinstance(period, bool)
 
 
 def _n_rows(columns: dict[str, Any]) -> int:

@@ -12,7 +12,8 @@ from fastrate._validate import NO_SOURCE, Source, as_1d, as_float64, fail_at, re
 from fastrate.data._csr import run_starts
 from fastrate.errors import InputError
 
-__all__ = ["parse_time", "bucket_periods", "period_labels", "period_starts", "PERIOD_ORIGIN"]
+__all__ = ["parse_time", "bucket_periods", "is_period_spec", "period_labels", "period_starts",
+           "PERIOD_ORIGIN"]
 
 
 _FIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|h|d|w)\s*$")
@@ -47,6 +48,12 @@ def parse_time(x: Any, column: str = "time", source: Source = NO_SOURCE) -> np.n
         i = int(np.argmax(nat))
         raise fail_at(column, "must be a date or time, not missing", arr, i, source)
     return require(out, "datetime64[ns]")
+
+
+def is_period_spec(period: Any) -> bool:
+    """Whether ``period`` is a period length for :func:`bucket_periods` (``"1w"``, 7.0), as
+    opposed to a column of period labels."""
+    return isinstance(period, (str, int, float)) and not isinstance(period, bool)
 
 
 def bucket_periods(time: np.ndarray, spec: str | float) -> np.ndarray:
