@@ -22,25 +22,12 @@ from fastrate.cli import main
 from fastrate.errors import ConfigError
 
 SCRIPT = textwrap.dedent("""
-    import json, sys
+    import json
     import numpy as np, pyarrow as pa
-    from numba.core.registry import CPUDispatcher
     import fastrate._warmup as warm
 
-    def signatures():
-        # by the kernel's own name: a module reached under two names (fastrate.elo is
-        # fastrate.ratings.elo) is one set of kernels
-        out = {}
-        for name, module in list(sys.modules.items()):
-            if name.startswith("fastrate"):
-                for value in list(vars(module).values()):
-                    if isinstance(value, CPUDispatcher):
-                        fn = value.py_func
-                        out[fn.__module__ + "." + fn.__qualname__] = len(value.signatures)
-        return out
-
     warm.warmup(workers=1)  # in this process (not in workers), where signatures are counted
-    before = signatures()
+    before = set(warm.kernel_specialisations())
     import fastrate
     from fastrate.bridge import bridge_elo
     from fastrate.bridge.boards import boards_from_table
@@ -65,9 +52,9 @@ SCRIPT = textwrap.dedent("""
         boards.score(method)
     bridge_elo.rate(boards, bridge_elo.BridgeEloConfig())
     placement.placement_stats(rng.integers(0, 9, (30, 7)))
-    after = signatures()
-    print(json.dumps({k: [before.get(k, 0), v] for k, v in after.items()
-                      if v != before.get(k, 0)}))
+    # the specialisations added since the warm-up (True: compiled, not even in the cache)
+    print(json.dumps({k: compiled for k, compiled in warm.kernel_specialisations().items()
+                      if k not in before}))
 """)
 
 
