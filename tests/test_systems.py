@@ -143,3 +143,17 @@ def test_one_exception_class_for_a_wrong_argument_type(call):
     with pytest.raises(ArgumentTypeError, match=r"got (list|int)") as info:
         call()
     assert isinstance(info.value, TypeError) and isinstance(info.value, ValueError)
+
+
+def test_empty_integer_state_cells_keep_the_default():
+    """A blank games_played / last_period column (all nulls) keeps the defaults instead
+    of failing: every state column treats a missing value the same way."""
+    import pyarrow as pa
+
+    games = Games.from_arrays(["a", "b"], ["b", "c"], [1.0, 0.0])
+    table = pa.table({"player": ["a", "b"], "rating": [1600.0, 1400.0],
+                      "games_played": pa.nulls(2), "last_period": pa.nulls(2)})
+    r = systems.get("elo").rate(games, initial=table)
+    assert r.games_played.tolist() == [1, 2, 1]
+    partly = table.set_column(2, "games_played", pa.array([3, None]))
+    assert systems.get("elo").rate(games, initial=partly).games_played.tolist() == [4, 2, 1]

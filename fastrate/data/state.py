@@ -97,7 +97,7 @@ def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColum
         return players, {c.name: c.full(n, defaults.get(c.name)) for c in columns
                          if not c.optional}, None
     src = initial_source(initial)
-    cols = _initial_columns(initial, [c.name for c in columns])
+    cols = _initial_columns(initial, columns)
     init_names = cols.pop("player")
     init_index = PlayerIndex(init_names)
     if len(init_index.lookup) != len(init_index):
@@ -213,8 +213,11 @@ def initial_source(initial: Any, default: str = "initial ratings") -> Source:
     return Source(default)
 
 
-def _initial_columns(initial: Any, keep: Sequence[str]) -> dict[str, Any]:
-    """``player`` and the columns of ``keep`` that saved state ``initial`` has."""
+def _initial_columns(initial: Any, columns: Sequence[StateColumn]) -> dict[str, Any]:
+    """``player`` and the state ``columns`` that saved state ``initial`` has (empty cells
+    of an integer column hold its default, so missing values keep the default in every
+    column)."""
+    keep = {c.name: c for c in columns}
     if isinstance(initial, Ratings):
         saved = initial.columns()
         return {"player": initial.players.names,
@@ -229,15 +232,15 @@ def _initial_columns(initial: Any, keep: Sequence[str]) -> dict[str, Any]:
         raise InputError("initial ratings need a 'player' column; found columns "
                          f"{', '.join(table.column_names)}")
     out = {"player": arrow_to_numpy(table.column("player"))}
-    for k in keep:
+    for k, c in keep.items():
         if k in table.column_names:
             col = table.column(k)
-            if k == "last_period" and col.null_count:
+            if c.dtype == "int64" and col.null_count:
                 import pyarrow as pa
 
                 if pa.types.is_null(col.type):
                     col = col.cast(pa.int64())
-                col = col.fill_null(NO_PERIOD)
+                col = col.fill_null(c.default)
             out[k] = arrow_to_numpy(col)
     if "rating" not in out:
         raise InputError("initial ratings need a 'rating' column; found columns "
