@@ -23,8 +23,8 @@ from fastrate._validate import (
 )
 from fastrate.errors import InputError
 
-__all__ = ["game_columns", "game_layout", "GameLayout", "pick_column", "release_arrow_memory",
-           "time_values",
+__all__ = ["game_columns", "game_layout", "GameLayout", "pick_column", "find_column",
+           "period_column", "release_arrow_memory", "time_values",
            "PLAYER_PAIRS", "SCORE_PAIRS", "TIME_COLUMNS", "SCORE_COLUMNS"]
 
 #: recognised (first, second) player column pairs, in order of preference
@@ -47,11 +47,23 @@ def pick_column(cols: list[str], wanted: str, what: str, where: str) -> str:
                      f"{hint}")
 
 
-def _find(cols_lower: dict[str, str], names: tuple[str, ...] | list[str]) -> str | None:
+def find_column(cols_lower: dict[str, str], names: tuple[str, ...] | list[str]) -> str | None:
+    """The first of ``names`` (lower case) that the table has, as the table spells it;
+    ``cols_lower``: lower-case name -> the table's name."""
     for n in names:
         if n in cols_lower:
             return cols_lower[n]
     return None
+
+
+def period_column(period: Any, cols: list[str], cols_lower: dict[str, str]) -> str | None:
+    """The column of period labels that ``period`` names (exactly, else ignoring case);
+    None when it names no column (e.g. a length spec such as ``"1w"``)."""
+    if not isinstance(period, str):
+        return None
+    if period in cols:
+        return period
+    return cols_lower.get(period.lower())
 
 
 _RESULT_STRINGS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "=": 0.5, "draw": 0.5,
@@ -235,7 +247,7 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
                 raise InputError("give both points columns (first_points= and second_points=)")
             lay.points = (pick(first_points, "points"), pick(second_points, "points"))
         else:
-            lay.score = _find(lower, SCORE_COLUMNS)
+            lay.score = find_column(lower, SCORE_COLUMNS)
             if lay.score is None:
                 lay.points = next(((lower[a], lower[b]) for a, b in SCORE_PAIRS
                                    if a in lower and b in lower), None)
@@ -246,11 +258,8 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
     if margin is not None:
         lay.margin = pick(margin, "margins")
     # time, period, weight, neutral
-    lay.time = pick(time, "times") if time is not None else _find(lower, TIME_COLUMNS)
-    if isinstance(period, str) and period in cols:
-        lay.period = period
-    elif isinstance(period, str) and period.lower() in lower:
-        lay.period = lower[period.lower()]
+    lay.time = pick(time, "times") if time is not None else find_column(lower, TIME_COLUMNS)
+    lay.period = period_column(period, cols, lower)
     lay.weight = pick(weight, "weights") if weight is not None else lower.get("weight")
     lay.neutral = pick(neutral, "neutral flags") if neutral is not None else lower.get("neutral")
     return lay

@@ -41,7 +41,13 @@ from fastrate.data._csr import (
     refuse_empty,
     run_starts,
 )
-from fastrate.data.game_table import TIME_COLUMNS, pick_column, time_values
+from fastrate.data.game_table import (
+    TIME_COLUMNS,
+    find_column,
+    period_column,
+    pick_column,
+    time_values,
+)
 from fastrate.data.games import Games, chronological_order, player_ids, time_and_period
 from fastrate.data.periods import is_period_spec
 from fastrate.data.players import PlayerIndex
@@ -575,7 +581,7 @@ def match_layout(cols: list[str], where: str, *, match: str | None = None,
         return pick_column(cols, name, what, where)
 
     def find(names: tuple[str, ...], what: str, hint: str) -> str:
-        found = next((lower[n] for n in names if n in lower), None)
+        found = find_column(lower, names)
         if found is None:
             raise InputError(f"cannot find the {what} column in {where} (columns: "
                              f"{', '.join(cols)}); {hint}")
@@ -593,7 +599,7 @@ def match_layout(cols: list[str], where: str, *, match: str | None = None,
         arg, name = explicit[0]
         r = pick(name, f"{arg}s")
     else:
-        r = next((lower[n] for n in RANK_COLUMNS if n in lower), None)
+        r = find_column(lower, RANK_COLUMNS)
         arg = "rank"
         if r is None:
             arg = "score"
@@ -606,14 +612,11 @@ def match_layout(cols: list[str], where: str, *, match: str | None = None,
             raise InputTypeError(f"team must be a column name or False; got {team!r}")
         lay.team = pick(team, "teams")
     elif team is None:
-        lay.team = next((lower[n] for n in TEAM_COLUMNS if n in lower), None)
+        lay.team = find_column(lower, TEAM_COLUMNS)
     lay.weight = pick(weight, "weights") if weight is not None else lower.get("weight")
-    lay.time = pick(time, "times") if time is not None else next(
-        (lower[n] for n in TIME_COLUMNS if n in lower), None)
-    if isinstance(period, str) and period in cols:
-        lay.period = period
-    elif isinstance(period, str) and period.lower() in lower:
-        lay.period = lower[period.lower()]
+    lay.time = pick(time, "times") if time is not None else find_column(lower,
+                                                                         TIME_COLUMNS)
+    lay.period = period_column(period, cols, lower)
     return lay
 
 
