@@ -53,6 +53,7 @@ from fastrate.data._board_scoring import (
     check_method,
     cross_imps_scores,
     matchpoint_scores,
+    score_boards,
 )
 from fastrate.data.boards import Boards
 from fastrate.errors import InputError
@@ -311,14 +312,9 @@ def score_results(board_ids: Any, ns_scores: Any, method: str = "cross-imps", *,
     or ``matchpoints``); the returned per-table arrays are in input-row order (use
     ``groups.per_row`` for per-board values)."""
     check_choice("score_results", "method", method, METHODS)
-    g = group_by_board(board_ids, ns_scores, artificial)
-    if method == "cross-imps":
-        r = cross_imps(g.offsets, g.ns_scores, g.artificial)
-    elif method == "butler":
-        r = butler_imps(g.offsets, g.ns_scores, drop=drop, datum=datum,
-                        artificial=g.artificial)
-    else:
-        r = matchpoints(g.offsets, g.ns_scores, style=style, artificial=g.artificial)
+    g = group_by_board(board_ids, ns_scores, artificial)  # validated here, scored as is
+    r = score_boards(g.offsets, g.ns_scores, g.artificial, method, drop=drop, datum=datum,
+                     style=style)
     back = g.to_input_order
     r = BoardScores(r.method, back(r.ns), back(r.ew), r.n_real, r.no_comparison,
                     None if r.ns_percent is None else back(r.ns_percent),
