@@ -24,6 +24,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, fail_at, require
+from fastrate.data._csr import group_of
 from fastrate.errors import ConfigError, InputError
 
 __all__ = ["IMP_THRESHOLDS", "IMP_STEPS", "METHODS", "DROPS", "DATUMS", "MP_STYLES",
@@ -488,8 +489,7 @@ def real_counts(off: np.ndarray, art: np.ndarray | None) -> np.ndarray:
     counts = np.diff(off)
     if art is None:
         return counts
-    board = np.repeat(np.arange(off.shape[0] - 1, dtype=np.int64), counts)
-    return np.bincount(board[art == 0], minlength=off.shape[0] - 1).astype(np.int64)
+    return np.bincount(group_of(off)[art == 0], minlength=off.shape[0] - 1).astype(np.int64)
 
 
 def check_method(method: str) -> str:
@@ -526,9 +526,8 @@ def butler_scores(offsets: np.ndarray, ns_score: np.ndarray, artificial: np.ndar
     """Butler IMPs of validated CSR arrays (see
     :func:`fastrate.bridge.scoring.butler_imps`)."""
     check_choice("butler_imps", "datum", datum, DATUMS)
-    butler_drop_count(np.zeros(1, dtype=np.int64), drop)  # validate 'drop' first
     counts = real_counts(offsets, artificial)
-    drops = require(butler_drop_count(counts, drop), np.int64)
+    drops = require(butler_drop_count(counts, drop), np.int64)  # checks 'drop'
     n = ns_score.shape[0]
     ns = np.empty(n, dtype=np.float64)
     ew = np.empty(n, dtype=np.float64)
