@@ -910,10 +910,8 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
                      "player_2": names(board_names[second], [y for (_, y), _ in left]),
                      "boards": np.concatenate([together,
                                                np.array([k for _, k in left], np.int64)])}
-    if has_period:
-        stored_period = np.repeat(boards.board_period, np.diff(offsets))
-    else:
-        stored_period = np.repeat(np.arange(boards.n_boards, dtype=np.int64), np.diff(offsets))
+    stored_period = (np.repeat(boards.board_period, np.diff(offsets)) if has_period
+                     else boards.board_of_row())
     return BridgeRatings(
         system="bridge_elo", players=index, rating=rating, games_played=played,
         predictions=boards.to_input_order(pred), config=config,
