@@ -12,9 +12,7 @@ import numpy as np
 
 from fastrate._numba import kernel
 from fastrate._validate import NO_SOURCE, Source, as_1d, fail_at, require
-from fastrate.data import PlayerIndex
-from fastrate.stats.placement._common import as_counts, row_sums, standings_kernel
-from fastrate.stats.placement.profiles import place_counts
+from fastrate.stats.placement._common import as_counts, log_ids, row_sums, standings_kernel
 
 __all__ = ["standings", "standings_from_counts"]
 
@@ -61,9 +59,9 @@ def standings(game: Any, players: Any, places: Any, *, sort: bool = True,
     order of first appearance, as :func:`place_counts`, with ``sort=False``). Ties
     (``allow_ties=True``) each fall ``(p-1)/(P-1)`` games behind for their shared place."""
     g = as_1d(game, "game")
-    index, counts = place_counts(players, places, game=g, allow_ties=allow_ties, source=source)
+    index, ids, places_1k, _ = log_ids(players, places, None, g, allow_ties, source)
     _, gid, size = np.unique(g, return_inverse=True, return_counts=True)
-    pos = require(np.asarray(as_1d(places, "place"), dtype=np.float64), np.float64)
+    pos = places_1k.astype(np.float64)
     p_size = size[gid].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_row = np.where(p_size > 1, (pos - 1.0) / (p_size - 1.0), 0.0)
@@ -71,7 +69,6 @@ def standings(game: Any, players: Any, places: Any, *, sort: bool = True,
         row = int(np.argmax(per_row > 1))
         raise fail_at("place", f"must not exceed the number of players in the game "
                       f"({int(p_size[row])})", pos, row, source)
-    _, (ids,) = PlayerIndex.intern(as_1d(players, "player"), names=["player"], source=source)
     n = len(index)
     games = np.bincount(ids, minlength=n).astype(np.float64)
     behind = np.bincount(ids, weights=per_row, minlength=n)
