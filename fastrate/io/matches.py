@@ -4,13 +4,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
-from fastrate.data.game_table import release_arrow_memory
 from fastrate.data.matches import Matches, match_layout, matches_from_table
-from fastrate.errors import InputError
-from fastrate.io.tables import column_names, format_of, read_table, source_for
+from fastrate.io.tables import read_needed_columns
 
 __all__ = ["read_matches"]
 
@@ -40,18 +37,11 @@ def read_matches(path: str | os.PathLike, *, match: str | None = None,
     Only the columns the matches need are read (CSV and Parquet); errors name the
     file's column, row and line.
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"no such file: {path}")
-    fmt = format_of(p, format)
-    src = source_for(p.name, fmt)
     options: dict[str, Any] = dict(match=match, team=team, player=player, rank=rank,
                                    place=place, score=score, weight=weight, time=time,
                                    period=period)
-    names = column_names(p, fmt)
-    wanted = None if names is None else match_layout(names, p.name, **options).columns()
-    table = read_table(p, fmt, columns=wanted)
-    release_arrow_memory()  # the parser's buffers
+    table, src = read_needed_columns(
+        path, format, lambda names, where: match_layout(names, where, **options).columns())
     return matches_from_table(table, **options, higher_is_better=higher_is_better,
                               time_format=time_format, unranked=unranked, sort=sort,
                               source=src)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +212,22 @@ def column_names(path: Path, fmt: str) -> list[str] | None:
     return None
 
 
+def read_needed_columns(path: str | os.PathLike, format: str | None,
+                        columns_of: Callable[[list[str], str], list[str]]) -> tuple[Any, Source]:
+    """A file's table, limited (CSV and Parquet, whose header or schema is read first) to
+    the columns ``columns_of(column names, file name)`` picks, and the Source that names
+    the file's lines in errors."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such file: {path}")
+    fmt = format_of(p, format)
+    names = column_names(p, fmt)
+    wanted = None if names is None else columns_of(names, p.name)
+    table = read_table(p, fmt, columns=wanted)
+    release_arrow_memory()  # the parser's buffers
+    return table, source_for(p.name, fmt)
+
+
 def read_games(path: str | os.PathLike, *, format: str | None = None, **columns: Any):
     """Read games from a CSV/Parquet/JSON file; see :func:`games_from_table` for layouts
     and column options (``white=``, ``score=``, ``time=``, ``period=`` ...).
@@ -218,19 +235,10 @@ def read_games(path: str | os.PathLike, *, format: str | None = None, **columns:
     Only the columns the games need are read (CSV and Parquet), so unrelated columns
     cost nothing and cannot fail the read.
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"no such file: {path}")
-    fmt = format_of(p, format)
-    src = Source(p.name, first_line=2 if fmt == "csv" else 0)
-    names = column_names(p, fmt)
-    wanted = None
-    if names is not None:
-        layout_options = {k: v for k, v in columns.items()
-                          if k not in ("time_format", "sort", "source", "drop_self_play")}
-        wanted = game_layout(names, p.name, **layout_options).columns()
-    table = read_table(p, fmt, columns=wanted)
-    release_arrow_memory()  # the parser's buffers
+    layout_options = {k: v for k, v in columns.items()
+                      if k not in ("time_format", "sort", "source", "drop_self_play")}
+    table, src = read_needed_columns(
+        path, format, lambda names, where: game_layout(names, where, **layout_options).columns())
     box = [table]
     del table
     opts = {k: None for k in ("white", "black", "score", "winner", "loser", "first_points",
