@@ -92,7 +92,7 @@ def profile_from_counts(counts: Any) -> np.ndarray:
     total = float(arr.sum())
     if total <= 0:
         raise InputError("profile_from_counts needs at least one game; got all zeros")
-    return arr[0].astype(np.float64) / total
+    return arr[0] / total
 
 
 def counts_from_percentages(percentages: Any, games: Any) -> np.ndarray:
