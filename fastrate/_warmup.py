@@ -202,7 +202,6 @@ class GroupResult(_KernelCounts):
     pid: int = 0
     process_cpu: float = 0.0
 
-
     def line(self) -> str:
         """``elo: 2 kernels (2 compiled, 0 loaded from the cache), 1.4 s``"""
         return (f"{self.name}: {len(self.kernels)} kernels ({self.compiled} compiled, "
@@ -219,7 +218,6 @@ class WarmupReport(_KernelCounts):
     kernels: dict[str, bool]
     seconds: float
     workers: int
-
 
     @property
     def cache(self) -> str:

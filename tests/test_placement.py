@@ -194,7 +194,6 @@ def test_place_counts_and_profiles_from_log():
     np.testing.assert_array_equal(tied, [[1, 0], [1, 0]])
 
 
-
 @settings(max_examples=40)
 @given(st.lists(st.integers(2, 7), min_size=1, max_size=20), st.randoms(use_true_random=False))
 def test_profiles_from_matches_is_profiles_from_log(sizes, rnd):

@@ -1,5 +1,6 @@
 """``fastrate backgammon``: FIBS ratings of a match list and ratings estimated from error
-rates. I/O and errors only; the computing happens in :mod:`fastrate.fibs` and :mod:`fastrate.backgammon`."""
+rates. I/O and errors only; the computing happens in :mod:`fastrate.fibs` and
+:mod:`fastrate.backgammon`."""
 
 from __future__ import annotations
 
