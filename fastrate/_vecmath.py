@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
-import struct
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numba
@@ -109,7 +107,11 @@ def fma(a, b, c):
 
 
 if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
-    # Intrinsics have no Python body: the same operations on Python floats and ints.
+    # Intrinsics have no Python body: the same operations on Python floats and ints
+    # (imported here, for this case only: ``fractions`` pulls in ``decimal``).
+    import struct
+    from fractions import Fraction
+
     def _select(cond, a, b):  # noqa: F811
         return a if cond else b
 
