@@ -90,9 +90,13 @@ def rating_from_errors(epm: Any, epc: Any, length: Any, *, difference: bool = Fa
     lo = -math.inf if difference else 0.0
     m = as_checked_floats(epm, "epm", lo=lo)
     c = as_checked_floats(epc, "epc", lo=lo)
-    n = match_lengths(length)
+    return scalar_or_array(_rating_loss(m, c, match_lengths(length)))
+
+
+def _rating_loss(m: np.ndarray, c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """:func:`rating_from_errors` of checked error rates ``m``, ``c`` and lengths ``n``."""
     bilinear = (8798.0 + 25526.0 / n) * m + (863.0 - 519.0 / n) * c
-    return scalar_or_array(np.where(n == 1.0, 37916.0 * m, bilinear))
+    return np.where(n == 1.0, 37916.0 * m, bilinear)
 
 
 @dataclass(frozen=True)
@@ -133,9 +137,9 @@ def estimate_rating(epm: Any, epc: Any, length: Any, offset: float = 2050.0,
                  hi_open=True)
     check_number("estimate_rating", "confidence", confidence, lo=0.0, hi=1.0, lo_open=True,
                  hi_open=True)
-    m, c, n = np.broadcast_arrays(as_checked_floats(epm, "epm", lo=0.0), as_checked_floats(epc, "epc", lo=0.0),
-                                  match_lengths(length))
-    r = float(offset) - np.atleast_1d(rating_from_errors(m, c, n)).reshape(-1)
+    m, c, n = np.broadcast_arrays(as_checked_floats(epm, "epm", lo=0.0),
+                                  as_checked_floats(epc, "epc", lo=0.0), match_lengths(length))
+    r = float(offset) - _rating_loss(m, c, n).reshape(-1)
     if r.shape[0] == 0:
         raise InputError("estimate_rating() needs at least one match; got none")
     k = r.shape[0]
