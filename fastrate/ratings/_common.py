@@ -130,9 +130,35 @@ def check_positive_state(state, column: str, values: np.ndarray) -> None:
                          f"{float(values[i])!r} for player {state.players[i]!r}")
 
 
-def add_games_played(rec: np.ndarray, counts: np.ndarray) -> None:
-    """Add the games the kernel counted in column ``REC_GAMES`` to ``counts`` (int64)."""
+def open_records(games, state, level: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """The Glicko family's player records for a run: no period listed yet, the onset
+    ``level`` and ``var`` (in the system's scale), the last period (:func:`last_as_float`;
+    without periods there is no time scale: no growth). Column ``REC_VOL`` is left 0."""
+    rec = records(len(state.players))
+    rec[:, REC_STAMP] = -1.0
+    rec[:, REC_LEVEL] = level
+    rec[:, REC_VAR] = var
+    rec[:, REC_LAST] = last_as_float(games, state)
+    return rec
+
+
+def close_records(rec: np.ndarray, games, state) -> np.ndarray:
+    """After the kernel: add the games it counted to ``state.games_played`` and, when the
+    games have periods, set the last period of everyone who played. Returns who played."""
+    played = rec[:, REC_STAMP] >= 0.0
+    counts = state.games_played
     counts += rec[:, REC_GAMES].astype(np.int64)
+    if games.period is not None:
+        state.last_period[played] = rec[played, REC_LAST].astype(np.int64)
+    return played
+
+
+def reported_last(games, state) -> np.ndarray | None:
+    """``last_period`` to report: the updated one with periods; without periods the
+    initial one when it carried any (else ``None``)."""
+    if games.period is not None or (state.last_period != NO_PERIOD).any():
+        return state.last_period
+    return None
 
 
 @inline_kernel

@@ -54,15 +54,14 @@ from fastrate.ratings._common import (
     REC_INFO,
     REC_LAST,
     REC_LEVEL,
-    REC_STAMP,
     REC_VAR,
     PeriodRule,
-    add_games_played,
     check_positive_state,
+    close_records,
     gather_block,
-    last_as_float,
+    open_records,
     period_games,
-    records,
+    reported_last,
     select,
 )
 
@@ -131,8 +130,7 @@ class GlickoConfig:
 # Columns of Glicko's player records (see fastrate.ratings._common; column 6 unused,
 # keeping a row at 64 bytes): the onset rating, the games counted, RD^2, the sums 1/d^2
 # (before q^2) and sum g (s - E), and the last period.
-_STAMP, _RATING, _RD2, _DSUM, _RSUM, _LAST = (REC_STAMP, REC_LEVEL, REC_VAR, REC_INFO, REC_DELTA,
-                                             REC_LAST)
+_RATING, _RD2, _DSUM, _RSUM, _LAST = REC_LEVEL, REC_VAR, REC_INFO, REC_DELTA, REC_LAST
 #: the record columns gathered into rows 0-2 of the period-end block
 _GATHER = (_RD2, _DSUM, _RSUM)
 
@@ -241,16 +239,6 @@ def inflate_rd(ratings: Ratings, period: int, config: GlickoConfig | None = None
     return np.where(t > 0, grown, ratings.rd)
 
 
-def _reported_last(games: Games, state: PlayerState) -> np.ndarray | None:
-    """``last_period`` to report: the updated one with periods; without periods the
-    initial one when it carried any (else ``None``)."""
-    if games.period is not None:
-        return state.last_period
-    if (state.last_period != PlayerState.NO_PERIOD).any():
-        return state.last_period
-    return None
-
-
 def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = None) -> Ratings:
     """Rate ``games`` with Glicko; return ratings, RDs and every pre-game prediction.
 
@@ -272,26 +260,18 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
-    rec = records(n)
-    rec[:, _STAMP] = -1.0
-    rec[:, _RATING] = state.rating
-    rec[:, _RD2] = state.rd * state.rd
-    # without periods there is no time scale: no growth, and last_period is left alone
-    rec[:, _LAST] = last_as_float(games, state)
+    rec = open_records(games, state, state.rating, state.rd * state.rd)
     pred = np.empty(games.n_games, dtype=np.float64)
     params = _GlickoParams(Q, float(config.c) ** 2, float(config.max_rd) ** 2,
                            float(config.min_rd) ** 2)
     _glicko_kernel(games.white, games.black, games.score, period, starts, rec, params,
                    np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), pred)
-    played = rec[:, _STAMP] >= 0.0
-    add_games_played(rec, state.games_played)
-    if games.period is not None:
-        state.last_period[played] = rec[played, _LAST].astype(np.int64)
+    played = close_records(rec, games, state)
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
     return Ratings(system="glicko", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
-                   config=config, rd=state.rd, last_period=_reported_last(games, state))
+                   config=config, rd=state.rd, last_period=reported_last(games, state))
 
 # ----------------------------------------------------------------------------------
 # the protocol (fastrate.systems): the per-player state a continued run needs

@@ -56,15 +56,13 @@ from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, VOLATILIT
 from fastrate.errors import ConvergenceWarning
 from fastrate.ratings._common import (
     BLOCK,
-    REC_LAST,
     REC_LEVEL,
-    REC_STAMP,
     REC_VAR,
     REC_VOL,
-    add_games_played,
     check_positive_state,
-    last_as_float,
-    records,
+    close_records,
+    open_records,
+    reported_last,
 )
 from fastrate.ratings._steps import W_ROWS, glicko2_period, glicko2_step
 
@@ -191,33 +189,21 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     period = games.period_or_zero()
     starts = period_starts(period)
     scale = float(config.scale)
-    rec = records(n)
-    rec[:, REC_STAMP] = -1.0
-    rec[:, REC_LEVEL] = (state.rating - 1500.0) / scale
-    rec[:, REC_VAR] = (state.rd / scale) ** 2
+    rec = open_records(games, state, (state.rating - 1500.0) / scale, (state.rd / scale) ** 2)
     rec[:, REC_VOL] = state.volatility
-    # without periods there is no time scale: no growth, and last_period is left alone
-    rec[:, REC_LAST] = last_as_float(games, state)
     pred = np.empty(games.n_games, dtype=np.float64)
     step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
     _glicko2_kernel(games.white, games.black, games.score, period, starts, rec, failed, step,
                     np.empty(n + 1, dtype=np.int64), pred)
-    played = rec[:, REC_STAMP] >= 0.0
-    add_games_played(rec, state.games_played)
-    if games.period is not None:
-        state.last_period[played] = rec[played, REC_LAST].astype(np.int64)
+    played = close_records(rec, games, state)
     state.rating[played] = 1500.0 + scale * rec[played, REC_LEVEL]
     state.rd[played] = scale * np.sqrt(rec[played, REC_VAR])
     state.volatility[played] = rec[played, REC_VOL]
     _warn_unconverged(state, failed, config)
-    if games.period is not None or (state.last_period != PlayerState.NO_PERIOD).any():
-        last_period = state.last_period
-    else:
-        last_period = None
     return Ratings(system="glicko2", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred),
                    config=config, rd=state.rd, volatility=state.volatility,
-                   last_period=last_period,
+                   last_period=reported_last(games, state),
                    unconverged=np.flatnonzero(failed).astype(np.int64))
 
 # ----------------------------------------------------------------------------------
