@@ -53,6 +53,8 @@ MARGIN_MODELS = ("none", "fte_nfl", "fte_nba", "world_football")
 UPDATES = ("game", "period")
 
 _INF = math.inf
+#: FIDE's K by games played: 40 for the first 30 games, 20 after
+_FIDE_TABLE = ((30.0, 40.0), (_INF, 20.0))
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,7 @@ class EloConfig:
                      hi_open=True)
         check_number(o, "k_power[2]", self.k_power[2], lo=0.0, hi=_INF, hi_open=True)
         if self.k_schedule in ("games", "rating", "fide"):
-            table = self.k_table or ((30.0, 40.0), (_INF, 20.0)) if self.k_schedule == "fide" \
-                else self.k_table
+            table = self.k_table or _FIDE_TABLE if self.k_schedule == "fide" else self.k_table
             if not table:
                 raise ConfigError(f"k_schedule={self.k_schedule!r} needs 'k_table' of EloConfig: "
                                   "rows of (upper bound, K), e.g. ((30, 40), (inf, 20))")
@@ -127,7 +128,7 @@ class EloConfig:
     @classmethod
     def fide(cls, **kw: Any) -> EloConfig:
         """FIDE: K 40 for the first 30 games, 20 after, 10 once a rating reached 2400."""
-        return cls(**{"k_schedule": "fide", "k_table": ((30.0, 40.0), (_INF, 20.0)), **kw})
+        return cls(**{"k_schedule": "fide", "k_table": _FIDE_TABLE, **kw})
 
     @classmethod
     def fivethirtyeight_nfl(cls, **kw: Any) -> EloConfig:
@@ -486,7 +487,7 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
         reset_game, reset_player, reset_value = _EMPTY_I, _EMPTY_I, _EMPTY_F
     table = config.k_table
     if config.k_schedule == "fide" and not table:
-        table = ((30.0, 40.0), (_INF, 20.0))
+        table = _FIDE_TABLE
     bounds = np.array([r[0] for r in table] or [_INF], dtype=np.float64)
     values = np.array([r[1] for r in table] or [config.k], dtype=np.float64)
     fide = config.k_schedule == "fide"
