@@ -123,8 +123,7 @@ def _fibs_kernel(white, black, score, length, rating, experience, games_played, 
 def match_lengths(length: Any, name: str = "length") -> np.ndarray:
     """Match lengths (any shape) as float64, each a whole number of points >= 1."""
     return as_checked_floats(length, name, lo=1.0, integer=True,
-                   requirement="must be a match length, a whole number of points >= 1")
-
+                             requirement="must be a match length, a whole number of points >= 1")
 
 
 def _expit_np(x: np.ndarray) -> np.ndarray:
@@ -147,7 +146,11 @@ def fibs_win_probability(rating_diff: Any, length: Any = 1) -> Any:
     >>> round(fibs_win_probability(-100, 5), 3)
     0.436
     """
-    d = as_checked_floats(rating_diff, "rating_diff")
+    return _win_chance(as_checked_floats(rating_diff, "rating_diff"), length)
+
+
+def _win_chance(d: np.ndarray, length: Any) -> Any:
+    """:func:`fibs_win_probability` of checked rating differences ``d``."""
     n = match_lengths(length)
     return scalar_or_array(_expit_np(d * np.sqrt(n) * (_LN10 / 2000.0)))
 
@@ -164,7 +167,7 @@ def fibs_upset_probability(rating_diff: Any, length: Any = 1) -> Any:
     """The underdog's chance for a rating difference of ``|rating_diff|``:
     ``P_upset = 1 / (1 + 10^(|D| sqrt(N) / 2000))`` (FIBS ``help formula``)."""
     d = as_checked_floats(rating_diff, "rating_diff")
-    return fibs_win_probability(-np.abs(d), length)
+    return _win_chance(-np.abs(d), length)
 
 
 def rating_diff_from_probability(p: Any, length: Any = 1, clamp: float | None = None) -> Any:
@@ -250,6 +253,15 @@ class FibsRatings(Ratings):
         return self.state.get("experience")
 
 
+def _refuse_game(games: Games, bad: np.ndarray, column: str, requirement: str,
+                 values: np.ndarray) -> InputError:
+    """The error for the first game where ``bad`` (per-game arrays in stored order),
+    naming its input row."""
+    i = int(np.argmax(bad))
+    row = i if games.order is None else int(games.order[i])
+    return fail_at(column, requirement, games.to_input_order(values), row, games.source)
+
+
 def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
          length: Any = None) -> FibsRatings:
     """FIBS ratings over the matches in ``games``; return final ratings, experience and
@@ -282,19 +294,15 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
         lengths = games.weight
         bad = (lengths < 1) | (lengths != np.floor(lengths))
         if bad.any():
-            i = int(np.argmax(bad))
-            row = i if games.order is None else int(games.order[i])
-            raise fail_at("weight", "(the match length) must be a whole number of points >= 1",
-                          games.to_input_order(lengths), row, games.source)
+            raise _refuse_game(games, bad, "weight",
+                               "(the match length) must be a whole number of points >= 1",
+                               lengths)
     else:
         lengths = np.ones(n, dtype=np.float64)
     decisive = (games.score == 0.0) | (games.score == 1.0)
     if not decisive.all():
-        i = int(np.argmax(~decisive))
-        row = i if games.order is None else int(games.order[i])
-        raise fail_at("score", "must be 1 (first player won) or 0 (second player won): a "
-                      "backgammon match has no draws", games.to_input_order(games.score), row,
-                      games.source)
+        raise _refuse_game(games, ~decisive, "score", "must be 1 (first player won) or 0 "
+                           "(second player won): a backgammon match has no draws", games.score)
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        extra=(EXPERIENCE,))
     experience = state.extra["experience"]
