@@ -56,7 +56,8 @@ from fastrate._validate import (
 from fastrate.data._board_scoring import BoardScores, score_boards
 from fastrate.data._contract import MAX_POINTS, contract_points, vulnerability_codes
 from fastrate.data._csr import group_of, offsets_from_counts
-from fastrate.data.periods import bucket_periods, parse_time, period_labels
+from fastrate.data.game_table import period_column
+from fastrate.data.periods import bucket_periods, is_period_spec, parse_time, period_labels
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import InputError
 
@@ -727,7 +728,7 @@ def _chronological(inp: _Input, lay: _Layout) -> tuple[np.ndarray | None, np.nda
         if t_ch is None:
             tm = parse_time(inp.time, "time", src)
     if period is not None:
-        if isinstance(period, (str, int, float)) and not isinstance(period, bool):
+        if is_period_spec(period):
             if inp.time is None:
                 raise InputError(f"period {period!r} is a length, which needs a time "
                                  "column; give time=..., or period labels per result")
@@ -1014,9 +1015,8 @@ class Boards:
         picked = _pick_columns(names, columns, where)
         src = dataclasses.replace(src, columns=tuple((a, c) for a, c in picked.items()
                                                      if a != c))
-        period_arg = period
-        if isinstance(period, str) and period.lower() in lower:  # a column of period labels
-            period_arg = table.column(period if period in names else lower[period.lower()])
+        label_column = period_column(period, names, lower)  # a column of period labels
+        period_arg = period if label_column is None else table.column(label_column)
         args = {a: table.column(c) for a, c in picked.items()}
         try:
             return cls.from_arrays(period=period_arg, source=src, **args)
