@@ -10,7 +10,7 @@ entry in :data:`REGISTRY` (see ``docs/adding-a-system.md``)::
 
     >>> from fastrate import systems
     >>> systems.names()
-    ['elo', 'glicko', 'glicko2', 'fibs', 'bridge_elo']
+    ['elo', 'glicko', 'glicko2', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces']
     >>> systems.get("glicko2").state_names()
     ('rating', 'rd', 'volatility', 'games_played', 'last_period')
     >>> systems.get("fibs").state_names()
@@ -140,7 +140,7 @@ def register(system: RatingSystem, *, replace: bool = False) -> RatingSystem:
 
 def get(name: str) -> RatingSystem:
     """The registry entry called ``name``."""
-    key = str(name).strip().lower()
+    key = str(name).strip().lower().replace("-", "_")  # weng-lin is weng_lin
     if key not in REGISTRY:
         raise ConfigError(f"unknown rating system {name!r}; known systems: "
                           f"{', '.join(REGISTRY)}")
@@ -165,7 +165,19 @@ def tiny_data(kind: str) -> Any:
                                   north=["a", "c", "a", "c"], south=["b", "d", "b", "d"],
                                   east=["e", "g", "e", "g"], west=["f", "h", "f", "h"],
                                   period=[0, 0, 1, 1])
-    raise ConfigError(f"no tiny data set of kind {kind!r}; kinds: games, boards")
+    if kind == "matches":
+        from fastrate.data.matches import Matches
+
+        # a 2v2, a 1v1 draw, a three-player free-for-all with a tie, a 1v2 with a
+        # half-time player; three rating periods
+        return Matches.from_arrays(
+            match=[1, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4],
+            team=["x", "x", "y", "y", "a", "b", "a", "b", "c", "x", "y", "y"],
+            player=["a", "b", "c", "d", "a", "c", "b", "c", "d", "d", "a", "b"],
+            rank=[1, 1, 2, 2, 1, 1, 2, 1, 2, 1, 2, 2],
+            weight=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5],
+            period=[0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
+    raise ConfigError(f"no tiny data set of kind {kind!r}; kinds: {', '.join(DATA_KINDS)}")
 
 
 def names(data: str | None = None) -> list[str]:
@@ -199,7 +211,7 @@ register(RatingSystem(
 
 
 _NONE = {"none", "null"}
-_SPEC = re.compile(r"^\s*([A-Za-z_][\w]*)\s*(?:@\s*([A-Za-z_]\w*)\s*)?(?::(.*))?$", re.S)
+_SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:@\s*([A-Za-z_]\w*)\s*)?(?::(.*))?$", re.S)
 
 
 # ----------------------------------------------------------------------------------
@@ -422,7 +434,7 @@ class SystemSpec:
         if not m:
             raise ConfigError(f"cannot read system spec {spec!r}: write name[@preset]"
                               "[:key=value,...], e.g. 'elo', 'elo@fide', 'glicko2:tau=0.3'")
-        name, preset, rest = m.group(1).lower(), m.group(2), m.group(3)
+        name, preset, rest = m.group(1).lower().replace("-", "_"), m.group(2), m.group(3)
         config_cls = get(name).config_class
         fields = {f.name: f for f in dataclasses.fields(config_cls) if f.init}
         hints = typing.get_type_hints(config_cls)
@@ -479,3 +491,28 @@ def parse_system(spec: str) -> tuple[str, types.ModuleType, Any]:
     """``"glicko2:tau=0.3"`` -> ``("glicko2", fastrate.ratings.glicko2, Glicko2Config(tau=0.3))``."""
     s = SystemSpec.parse(spec)
     return s.name, s.module, s.config
+register(RatingSystem(
+    "trueskill", "fastrate.ratings.trueskill", "TrueSkillConfig",
+    "TrueSkill (Herbrich, Minka & Graepel 2007): teams and free-for-alls, ranks and ties",
+    data="matches",
+    warm_specs=("trueskill",)))
+register(RatingSystem(
+    "weng_lin", "fastrate.ratings.weng_lin", "WengLinConfig",
+    "Weng-Lin (2011) Bayesian ratings, the five openskill models (weng-lin:model=...)",
+    data="matches",
+    warm_specs=("weng_lin",)))
+register(RatingSystem(
+    "elom", "fastrate.ratings.elom", "ElomConfig",
+    "multiplayer Elo of PlayerRatings' elom (Tenhou mahjong): base values by placing",
+    data="matches", period_based=True,
+    warm_specs=("elom",)))
+register(RatingSystem(
+    "pairwise_elo", "fastrate.ratings.pairwise_elo", "PairwiseEloConfig",
+    "pairwise Elo: every pair of a match is one game, K shared among the opponents",
+    data="matches",
+    warm_specs=("pairwise_elo",)))
+register(RatingSystem(
+    "codeforces", "fastrate.ratings.codeforces", "CodeforcesConfig",
+    "the Codeforces contest rating (Mirzayanov 2015, as run in 2018)",
+    data="matches",
+    warm_specs=("codeforces",)))

@@ -107,9 +107,9 @@ def test_free_for_all_without_team_column():
 
 def test_weights_and_periods():
     m = Matches.from_arrays(MATCH, TEAM, PLAYER, place=PLACE, time=TIME, period="1d",
-                            weight=[1, 1, 0.5, 1, 1, 2.5, 1])
+                            weight=[1, 1, 0.5, 1, 1, 0.25, 1])
     assert m.period.tolist() == [19719, 19720]  # days since Monday 1970-01-05, absolute
-    assert m.weight.tolist() == [1.0, 1.0, 2.5, 1.0, 1.0, 1.0, 0.5]
+    assert m.weight.tolist() == [1.0, 1.0, 0.25, 1.0, 1.0, 1.0, 0.5]
     assert repr(m).endswith("with time, period, weight)")
     # period labels per row: strings are ranked and kept; integers are used as they are
     seasons = Matches.from_arrays(MATCH, TEAM, PLAYER, place=PLACE,
@@ -284,7 +284,7 @@ def test_read_matches_errors_name_the_file_line(tmp_path):
 
 def test_from_games():
     g = Games.from_arrays(["a", "b", "c", "a"], ["b", "c", "a", "c"], [1, 0.5, 0, 1],
-                          time=[3.0, 1.0, 2.0, 4.0], weight=[1, 2, 1, 1], period=2.0)
+                          time=[3.0, 1.0, 2.0, 4.0], weight=[1, 0.5, 1, 1], period=2.0)
     m = Matches.from_games(g)
     _check_arrays(m)
     assert (m.n_matches, m.n_teams, m.n_seats) == (4, 8, 8)
@@ -294,7 +294,7 @@ def test_from_games():
     assert m.rank.tolist() == [1, 1, 1, 2, 1, 2, 1, 2]  # the draw is a tie
     assert m.time.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert m.period.tolist() == [0, 1, 1, 2]
-    assert m.weight.tolist() == [2, 2, 1, 1, 1, 1, 1, 1]
+    assert m.weight.tolist() == [0.5, 0.5, 1, 1, 1, 1, 1, 1]
     assert m.row.tolist() == [2, 3, 5, 4, 0, 1, 6, 7]  # 2 * game row + (0 first, 1 second)
     assert m.players is g.players
     # the same as the long table of the games
@@ -302,8 +302,30 @@ def test_from_games():
                                                                     "a", "a", "c"],
                                score=[1, 0, 0.5, 0.5, 0, 1, 1, 0],
                                time=np.repeat([3.0, 1.0, 2.0, 4.0], 2), period=2.0,
-                               weight=np.repeat([1, 2, 1, 1], 2))
+                               weight=np.repeat([1, 0.5, 1, 1], 2))
     _same(long, m)
+    # and back: the games again, better-ranked player first
+    back = m.to_games()
+    assert back.score.tolist() == [0.5, 1.0, 1.0, 1.0]
+    assert back.players.names[back.white].tolist() == ["b", "a", "a", "a"]
+    assert m.is_two_player() and back.weight.tolist() == [0.5, 1, 1, 1]
+
+
+def test_from_games_refuses_weights_above_one():
+    g = Games.from_arrays(["a", "b"], ["b", "a"], [1, 0], weight=[1, 3])
+    with pytest.raises(InputError, match=r"column 'weight' must be in \[0, 1\]; found 3.0 at "
+                       "row 2"):
+        Matches.from_games(g)
+
+
+def test_pair_offsets_and_team_scores():
+    m = Matches.from_arrays([1, 1, 1, 2, 2], None, ["a", "b", "c", "a", "b"],
+                            score=[3.0, 7.0, 5.0, 1.0, 1.0])
+    assert m.pair_offsets().tolist() == [0, 3, 4]
+    assert m.score.tolist() == [7.0, 5.0, 3.0, 1.0, 1.0]  # stored best first
+    assert Matches.from_arrays([1, 1], None, ["a", "b"], rank=[1, 2]).score is None
+    with pytest.raises(InputError, match=r"only matches of two one-player teams"):
+        m.to_games()
 
 
 def test_from_games_refuses_fractions():
@@ -337,9 +359,15 @@ BAD = [
      InputError, r"column 'weight' must be a finite number \(no NaN, missing or infinite "
      r"values\); found nan at row 2"),
     (dict(match=["a", "a"], team=None, player=["x", "y"], rank=[1, 2], weight=[0, 1]),
-     InputError, r"column 'weight' must be in \(0, inf\); found 0.0 at row 1"),
+     InputError, r"column 'weight' is 0 for every player of the team in match 'a' \(at row 1\); "
+     "a team needs a player who took part"),
+    (dict(match=["a", "a", "a"], team=["t", "t", "u"], player=["x", "y", "z"], rank=[1, 1, 2],
+          weight=[0, 0, 1]),
+     InputError, r"column 'weight' is 0 for every player of team 't' in match 'a'"),
     (dict(match=["a", "a"], team=None, player=["x", "y"], rank=[1, 2], weight=[1, -2]),
-     InputError, r"column 'weight' must be in \(0, inf\); found -2.0 at row 2"),
+     InputError, r"column 'weight' must be in \[0, 1\]; found -2.0 at row 2"),
+    (dict(match=["a", "a"], team=None, player=["x", "y"], rank=[1, 2], weight=[1, 1.5]),
+     InputError, r"column 'weight' must be in \[0, 1\]; found 1.5 at row 2"),
     (dict(match=["a", "a", "b"], team=None, player=["x", "y", "x"], rank=[1, 2, 1]),
      InputError, "match 'b' must have at least two teams; found 1 at row 3; drop that match$"),
     (dict(match=["a", "a"], team=["t", "t"], player=["x", "y"], rank=[1, 1]),

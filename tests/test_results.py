@@ -19,8 +19,8 @@ def test_predictions_wrap_the_game_predictions():
     assert p.kind == "game" and p.system == r.system and len(p) == 2
     np.testing.assert_array_equal(np.asarray(p), r.predictions)
     assert p.to_arrow().column_names == ["row", "expected"]
-    with pytest.raises(ValueError, match=r"kind of Predictions must be one of game; got 'team'"):
-        Predictions(np.zeros(1), "team")
+    with pytest.raises(ValueError, match=r"kind of Predictions must be one of game, team; got 'seat'"):
+        Predictions(np.zeros(1), "seat")
 
 
 @settings(max_examples=40, deadline=None)

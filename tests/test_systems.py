@@ -16,10 +16,12 @@ from fastrate.evaluate import evaluate
 
 ALL = systems.names()
 GAMES = systems.names("games")
+MATCHES = systems.names("matches")
 
 
 def test_registry_holds_the_documented_systems():
     assert ALL[:5] == ["elo", "glicko", "glicko2", "fibs", "bridge_elo"]
+    assert set(MATCHES) >= {"trueskill", "weng_lin", "elom", "pairwise_elo", "codeforces"}
     assert GAMES == ["elo", "glicko", "glicko2", "fibs"]
     assert systems.names("boards") == ["bridge_elo"]
 
@@ -44,8 +46,63 @@ def test_results_carry_exactly_the_declared_state(name):
     optional = [c.name for c in entry.state if c.optional]
     got = [c for c in ratings.columns() if c != "player"]
     assert [c for c in got if c not in optional] == declared
-    assert ratings.predictions.shape[0] == len(systems.tiny_data(entry.data))
+    data = systems.tiny_data(entry.data)
+    if entry.data == "matches":  # a win probability per team, an expected score per pair
+        assert ratings.predictions.shape[0] == data.n_teams
+        assert ratings.pair_predictions.shape[0] == data.pair_offsets()[-1]
+        sums = np.add.reduceat(ratings.predictions, data.match_team_offsets[:-1])
+        np.testing.assert_allclose(sums, 1.0, rtol=1e-9)
+        assert ratings.predicted.kind == "team"
+    else:
+        assert ratings.predictions.shape[0] == len(data)
     assert np.isfinite(ratings.rating).all()
+
+
+def _random_matches(n: int, players: int, seed: int):
+    """Random free-for-alls and team matches in 8 periods, with ties and partial play."""
+    from fastrate.data import Matches
+
+    rng = np.random.default_rng(seed)
+    match, team, player, rank, weight, period = [], [], [], [], [], []
+    for m in range(n):
+        n_teams = int(rng.integers(2, 5))
+        size = int(rng.integers(1, 3))
+        seats = rng.choice(players, n_teams * size, replace=False)
+        ranks = rng.integers(1, n_teams + 1, n_teams)
+        p = m * 8 // n
+        for t in range(n_teams):
+            for k in range(size):
+                match.append(m)
+                team.append(t)
+                player.append(f"p{seats[t * size + k]}")
+                rank.append(int(ranks[t]))
+                weight.append(1.0 if k == 0 else float(rng.choice([0.5, 1.0])))
+                period.append(p)
+    return {k: np.array(v) for k, v in dict(match=match, team=team, player=player, rank=rank,
+                                             weight=weight, period=period).items()}
+
+
+@pytest.mark.parametrize("name", MATCHES)
+@pytest.mark.parametrize("via_table", [False, True])
+def test_matches_continuation_equals_the_full_run(name, via_table):
+    """As for games: the first periods, then the rest from the saved state, give the
+    full run's state (systems that rate matches)."""
+    from fastrate.data import Matches
+
+    entry = systems.get(name)
+    cols = _random_matches(300, 14, seed=5)
+    full = entry.rate(Matches.from_arrays(**cols))
+    first = cols["period"] < 4
+    saved = entry.rate(Matches.from_arrays(**{k: v[first] for k, v in cols.items()}))
+    initial = saved.to_arrow() if via_table else saved
+    cont = entry.rate(Matches.from_arrays(**{k: v[~first] for k, v in cols.items()}),
+                      initial=initial)
+    order = [cont.players.id_of(p) for p in full.players.names]
+    for col, values in full.columns().items():
+        if col == "player":
+            continue
+        np.testing.assert_allclose(cont.columns()[col][order], values, rtol=1e-12, atol=1e-9,
+                                   err_msg=f"{name}: column {col}")
 
 
 def _split(games: Games, at_period: int) -> tuple[Games, Games]:

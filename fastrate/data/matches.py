@@ -56,7 +56,8 @@ from fastrate.errors import InputError, InputTypeError
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["Matches", "MatchLayout", "match_layout", "matches_from_table", "MATCH_COLUMNS",
+__all__ = ["Matches", "MatchLayout", "match_layout", "matches_from_table", "pair_offsets",
+           "MATCH_COLUMNS",
            "TEAM_COLUMNS", "PLAYER_COLUMNS", "RANK_COLUMNS", "SCORE_COLUMNS", "UNRANKED"]
 
 #: column names recognised (case-insensitively, first found wins) in a long-format table
@@ -94,9 +95,10 @@ class Matches:
         ``rank`` is nondecreasing inside every match.
     players : PlayerIndex
     weight : float64 array (n_seats), optional
-        Each seat's weight, finite and > 0: the share of the match a player took part in
-        (partial play, a fraction in (0, 1]) or a contribution weight; each rating
-        system documents how it reads it. ``None`` means 1 for every seat.
+        Each seat's weight in [0, 1]: the share of the match a player took part in
+        (partial play). A weight of 0 leaves the player out of the match (every team
+        has a player above 0); each rating system documents how it reads it. ``None``
+        means 1 for every seat.
     time : datetime64[ns] or float64 array (n_matches), optional
     period : int64 array (n_matches), optional
         Absolute rating-period number of each match, nondecreasing.
@@ -109,6 +111,9 @@ class Matches:
         player a team of his own).
     row : int64 array (n_seats), optional
         Input row of every seat.
+    score : float64 array (n_teams), optional
+        Each team's score as given (higher is better) when the ranks came from a
+        score column; margin-aware systems (Weng-Lin ``margin``) read it.
     """
 
     match_team_offsets: np.ndarray
@@ -123,6 +128,7 @@ class Matches:
     match_labels: np.ndarray | None = None
     team_labels: np.ndarray | None = None
     row: np.ndarray | None = None
+    score: np.ndarray | None = None
     source: Source = field(default=NO_SOURCE, repr=False)
     #: rows left out while reading: (reason, count, first row) triples
     dropped: tuple[tuple[str, int, str], ...] = ()
@@ -147,7 +153,7 @@ class Matches:
         Every row of a team must carry the same value, and so must every row of a match
         for ``time`` and ``period`` labels (``period`` may also be a length spec such as
         ``"1w"`` applied to ``time``, as for :class:`fastrate.Games`). ``weight`` is per
-        seat, finite and > 0.
+        seat, in [0, 1] (partial play; 0 leaves the player out).
 
         A missing rank is an error with ``unranked="error"`` (the default); ``"last"``
         ties every unranked team behind the ranked teams of its match; ``"drop"`` leaves
@@ -220,8 +226,9 @@ class Matches:
 
         Score 1 ranks the first player 1 and the second 2, score 0 the other way round,
         and 0.5 is a tie (both rank 1, first player first); other fractions are refused.
-        Time, period and weight (given to both seats) are kept; ``margin`` and
-        ``neutral`` have no place in a match. Match labels are the games' input rows, and
+        Time, period and weight (given to both seats; it must be in [0, 1], a share
+        of the game, as seat weights are) are kept; ``margin`` and ``neutral`` have no
+        place in a match. Match labels are the games' input rows, and
         the seats of game ``g`` (input row) are rows ``2g`` (first player) and ``2g + 1``.
         """
         s = games.score
@@ -231,6 +238,8 @@ class Matches:
             row = k if games.order is None else int(games.order[k])
             raise fail_at("score", "must be 1, 0.5 or 0 to become ranks (a win, a draw or a "
                           "loss)", games.to_input_order(s), row, games.source)
+        if games.weight is not None:
+            check_range(games.to_input_order(games.weight), "weight", 0.0, 1.0, games.source)
         n = games.n_games
         second_won = s == 0.0
         player = np.empty(2 * n, dtype=np.int64)
@@ -315,6 +324,39 @@ class Matches:
             return self.period
         return np.zeros(self.n_matches, dtype=np.int64)
 
+    def pair_offsets(self) -> np.ndarray:
+        """Offsets of every match's team pairs (see :func:`pair_offsets`)."""
+        return pair_offsets(self.match_team_offsets)
+
+    def is_two_player(self) -> bool:
+        """Whether every match is two one-player teams (what :meth:`to_games` takes)."""
+        return bool(self.n_teams == 2 * self.n_matches
+                    and self.n_seats == self.n_teams)
+
+    def to_games(self) -> Games:
+        """Matches of two one-player teams as two-player :class:`fastrate.Games`
+        (stored order, first player = the better-ranked; a tie scores 0.5), for the
+        two-player systems. Seat weights become game weights only when both seats of a
+        game agree."""
+        if not self.is_two_player():
+            raise InputError("only matches of two one-player teams are two-player games; "
+                             f"these have {self.n_teams} teams and {self.n_seats} seats in "
+                             f"{self.n_matches} matches")
+        first, second = self.player[0::2], self.player[1::2]
+        score = np.where(self.rank[0::2] == self.rank[1::2], 0.5, 1.0)
+        weight = None
+        if self.weight is not None:
+            if (self.weight[0::2] != self.weight[1::2]).any():
+                raise InputError("a two-player game has one weight: the two seats of a "
+                                 "match must have the same weight to become a game")
+            weight = self.weight[0::2]
+        period = None
+        if self.period is not None:
+            period = (self.period if self.period_labels is None
+                      else self.period_labels[self.period])
+        return Games.from_arrays(first, second, score, players=self.players, weight=weight,
+                                 time=self.time, period=period)
+
     def with_players(self, index: PlayerIndex, mapping: np.ndarray) -> Matches:
         """The same matches re-expressed in a larger player index (``mapping[old] = new``)."""
         return dataclasses.replace(self, player=require(mapping[self.player], np.int64),
@@ -344,6 +386,18 @@ class Matches:
         return pa.table({k: _arrow_column(v) for k, v in cols.items()})
 
 
+def pair_offsets(match_team_offsets: np.ndarray) -> np.ndarray:
+    """Offsets (n_matches + 1, int64) of the team pairs of every match: a match of ``T``
+    teams owns ``T (T - 1) / 2`` pairs, enumerated ``(0, 1), (0, 2) .. (0, T-1), (1, 2)
+    ..`` in stored team order, the order of :attr:`fastrate.Ratings.pair_predictions`.
+
+    >>> pair_offsets(np.array([0, 2, 5, 9])).tolist()
+    [0, 1, 4, 10]
+    """
+    t = np.diff(match_team_offsets)
+    return offsets_from_counts(t * (t - 1) // 2)
+
+
 # -- grouping -------------------------------------------------------------------------
 
 
@@ -359,7 +413,7 @@ def _group(match: Any, team: Any, player: Any, ranks: tuple[str, np.ndarray, np.
     wt = None
     if weight is not None:
         wt = as_float64(weight, "weight", src)
-        check_range(wt, "weight", 0.0, math.inf, src, lo_open=True, hi_open=True)
+        check_range(wt, "weight", 0.0, 1.0, src)
     tm, pr, plabels = time_and_period(time, period, n, src)
     mfirst = first_rows(mid0)
     for col, values in (("time", tm), ("period", pr)):
@@ -406,6 +460,8 @@ def _group(match: Any, team: Any, player: Any, ranks: tuple[str, np.ndarray, np.
                          + ("" if team is None else " or check its team column"))
     mto = offsets_from_counts(counts)
     rank = _competition_ranks(team_match, r[heads], mto)
+    if wt is not None:
+        _check_team_weights(wt[order], team_starts, order, src, tlabels, tid0, mlabels, mid0)
 
     def per_match(a: np.ndarray | None) -> np.ndarray | None:
         if a is None:
@@ -418,7 +474,23 @@ def _group(match: Any, team: Any, player: Any, ranks: tuple[str, np.ndarray, np.
                 weight=None if wt is None else require(wt[order], np.float64),
                 time=per_match(tm), period=per_match(pr), period_labels=plabels,
                 match_labels=mlabels if morder is None else mlabels[morder],
-                team_labels=None if tlabels is None else tlabels[tid0[heads]], row=order)
+                team_labels=None if tlabels is None else tlabels[tid0[heads]], row=order,
+                score=require(given[heads], np.float64) if rank_arg == "score" else None)
+
+
+def _check_team_weights(w: np.ndarray, team_starts: np.ndarray, order: np.ndarray, src: Source,
+                        tlabels: Any, tid0: Any, mlabels: np.ndarray, mid0: np.ndarray) -> None:
+    """A team must have a player with a weight above 0 (weights in stored seat order)."""
+    top = np.maximum.reduceat(w, team_starts[:-1]) if w.shape[0] else w
+    if (top <= 0.0).any():
+        t = int(np.argmax(top <= 0.0))
+        i = int(order[team_starts[t]])
+        who = ("the team" if tlabels is None
+               else f"team {format_value(tlabels[tid0[i]])}")
+        raise InputError(f"column '{src.column('weight')}' is 0 for every player of {who} in "
+                         f"match {format_value(mlabels[mid0[i]])} (at {src.where(i)}); a team "
+                         "needs a player who took part: drop that team or give it a weight "
+                         "above 0")
 
 
 def _competition_ranks(team_match: np.ndarray, key: np.ndarray,

@@ -34,7 +34,10 @@ class Ratings:
     The standard ones can be given as keywords (``Ratings(..., rd=..., last_period=...)``)
     and read as attributes (``ratings.rd``, None when the system has no such column);
     others go in ``state=``. ``predictions`` holds, for every game in input order, the
-    first player's expected score before the game (:attr:`predicted` wraps it).
+    first player's expected score before the game (:attr:`predicted` wraps it). A system
+    that rates :class:`~fastrate.data.Matches` gives instead every team's walk-forward
+    probability of winning its match (stored team order; a match's values sum to 1), and
+    :attr:`pair_predictions` for every pair of teams.
     """
 
     system: str
@@ -50,6 +53,10 @@ class Ratings:
     #: both players' ratings before every game, in input order (Elo with record_pregame)
     pre_white: np.ndarray | None = None
     pre_black: np.ndarray | None = None
+    #: systems that rate Matches: each pair of teams' walk-forward expected score (the
+    #: first team's win probability plus half the draw probability), pairs of each match
+    #: in the order of :func:`fastrate.data.matches.pair_offsets`
+    pair_predictions: np.ndarray | None = None
     rd: InitVar[np.ndarray | None] = None
     volatility: InitVar[np.ndarray | None] = None
     last_period: InitVar[np.ndarray | None] = None
@@ -116,8 +123,10 @@ class Ratings:
 
     @property
     def predicted(self) -> Predictions:
-        """:attr:`predictions` as a :class:`Predictions` object (kind ``"game"``)."""
-        return Predictions(self.predictions, "game", self.system)
+        """:attr:`predictions` as a :class:`Predictions` object (kind ``"team"`` for a
+        system that rated matches, else ``"game"``)."""
+        kind = "game" if self.pair_predictions is None else "team"
+        return Predictions(self.predictions, kind, self.system)
 
     def history(self, games: Any) -> RatingHistory:
         """Every player's rating before each of his games (and the final rating after
@@ -174,8 +183,9 @@ for _name in (*_BEFORE_GAMES, *_AFTER_GAMES):
     setattr(Ratings, _name, _state_column(_name))
 
 
-#: what one prediction is about: a two-player game now; teams and placements later
-PREDICTION_KINDS = ("game",)
+#: what one prediction is about: a two-player game (the first player's expected score),
+#: or a team of a match (its probability of winning the match)
+PREDICTION_KINDS = ("game", "team")
 
 
 @dataclass(eq=False, frozen=True)
