@@ -29,7 +29,8 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     # the public names of algorithm modules (one module object with their home)
     (2, "algorithms", ("fastrate.elo", "fastrate.glicko", "fastrate.glicko2", "fastrate.fibs",
                        "fastrate.backgammon", "fastrate.placement", "fastrate.information",
-                       "fastrate.pairing")),
+                       "fastrate.pairing", "fastrate.trueskill", "fastrate.weng_lin",
+                       "fastrate.elom", "fastrate.pairwise_elo", "fastrate.codeforces")),
     (3, "registry", ("fastrate.systems", "fastrate.evaluate", "fastrate.tune")),
     (4, "top", ("fastrate._warmup", "fastrate.warmup", "fastrate.datasets",
                 "fastrate.report")),
