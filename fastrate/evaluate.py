@@ -30,7 +30,7 @@ import numpy as np
 
 from fastrate import metrics as _metrics
 from fastrate._validate import as_float64, check_range, check_type
-from fastrate.data import Games, Ratings, period_starts
+from fastrate.data import Games, Matches, Ratings, period_starts
 from fastrate.data.evaluation import (  # NULL_LABEL, score_rows: re-exported (moved)
     NULL_LABEL,
     Evaluation,
@@ -40,9 +40,10 @@ from fastrate.data.evaluation import (  # NULL_LABEL, score_rows: re-exported (m
     unique_labels,
 )
 from fastrate.errors import ConfigError, InputError
-from fastrate.systems import REGISTRY, SystemSpec, parse_system, presets
+from fastrate.systems import REGISTRY, SystemSpec, names, parse_system, presets
 
 __all__ = ["SystemSpec", "parse_system", "presets", "burn_in_mask", "evaluate",
+           "evaluate_matches",
            "evaluate_predictions", "Evaluation", "NULL_LABEL", "check_bins", "score_rows",
            "unique_labels"]
 
@@ -91,7 +92,7 @@ def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
     return mask
 
 
-def evaluate(games: Games, systems: Sequence[Any] | str, burn_in: int = 0,
+def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int = 0,
              initial: Any = None, draws: str = "exclude", bins: int = 10,
              on_system: Callable[[str, Ratings], Any] | None = None) -> Evaluation:
     """Rate ``games`` with each system and score the walk-forward predictions.
@@ -105,6 +106,10 @@ def evaluate(games: Games, systems: Sequence[Any] | str, burn_in: int = 0,
     ``on_system(label, ratings)`` is called after each system is rated (progress).
 
     Returns an :class:`Evaluation` with one row per system, in the order given.
+
+    On :class:`~fastrate.data.Matches` (or when a system rates matches: two-player
+    games then become matches of two one-player teams) the table scores team and
+    free-for-all predictions instead (:func:`evaluate_matches`).
     """
     if isinstance(systems, (str, SystemSpec)) or (isinstance(systems, tuple)
                                                  and len(systems) == 2
@@ -114,6 +119,10 @@ def evaluate(games: Games, systems: Sequence[Any] | str, burn_in: int = 0,
     specs = [SystemSpec.of(s) for s in systems]
     if not specs:
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
+    if isinstance(games, Matches) or (isinstance(games, Games) and any(
+            s.system.data == "matches" for s in specs)):
+        return evaluate_matches(games, specs, burn_in=burn_in, initial=initial, bins=bins,
+                                on_system=on_system)
     for spec in specs:
         spec.system.require_data("games", "evaluate it with its own toolkit "
                                           f"({spec.system.module_name}.evaluate)")
@@ -129,6 +138,73 @@ def evaluate(games: Games, systems: Sequence[Any] | str, burn_in: int = 0,
         if on_system is not None:
             on_system(label, r)
     return Evaluation(rows, tables, games.n_games, int(burn_in), draws, ratings)
+
+
+def _match_predictions(spec: SystemSpec, matches: Matches, initial: Any
+                       ) -> tuple[Ratings, np.ndarray, np.ndarray]:
+    """Rate ``matches`` with one system: its Ratings, each team's win probability and
+    each pair's expected score. A two-player system rates two-player matches as games:
+    the first (better-ranked) player's expected score ``p`` gives ``p, 1 - p``."""
+    system = spec.system
+    if system.data == "matches":
+        r = spec.rate(matches, initial=initial)
+        return r, r.predictions, r.pair_predictions
+    if system.data != "games":
+        system.require_data("matches", "evaluate it with its own toolkit")
+    if not matches.is_two_player():
+        raise ConfigError(f"rating system {system.name!r} rates two-player games; these "
+                          "matches have teams or more than two sides: choose a system that "
+                          f"rates matches ({', '.join(names('matches'))})")
+    games = matches.to_games()
+    r = spec.rate(games, initial=initial)
+    p = r.predictions
+    win = np.empty(2 * p.shape[0], dtype=np.float64)
+    win[0::2] = p
+    win[1::2] = 1.0 - p
+    return r, win, np.ascontiguousarray(p, dtype=np.float64)
+
+
+def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
+                     burn_in: int = 0, initial: Any = None, bins: int = 10,
+                     on_system: Callable[[str, Ratings], Any] | None = None) -> Evaluation:
+    """Rate team or free-for-all ``matches`` with each system and score the walk-forward
+    predictions: the winner's log loss and the favourite's accuracy, the log loss and
+    accuracy over every pair of teams, and the rank correlation of expected and actual
+    finishing order (:func:`fastrate.metrics.match_summary`), plus a calibration table
+    of the win probabilities. Every registered system takes part: those that rate
+    matches directly, and the two-player ones (Elo ...) when every match is two
+    one-player teams. ``burn_in`` leaves the first rating periods' matches out of the
+    scores. Two-player :class:`Games` are taken as matches (draws as ties).
+    """
+    if isinstance(matches, Games):
+        matches = Matches.from_games(matches)
+    check_type(matches, Matches, "evaluate_matches() needs a fastrate.Matches",
+               "build one with Matches.from_arrays or read_matches")
+    if isinstance(systems, (str, SystemSpec)):
+        systems = [systems]
+    specs = [SystemSpec.of(s) for s in systems]
+    if not specs:
+        raise ConfigError("no systems to evaluate: give at least one, e.g. ['trueskill']")
+    check_bins(bins)
+    mask = burn_in_mask(matches, burn_in)
+    if not mask.any():
+        raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score; use "
+                         "a smaller burn_in")
+    off = matches.match_team_offsets
+    team_mask = mask[matches.team_match()]
+    share = _metrics.winner_outcomes(matches.rank, off)
+    labels = unique_labels([s.label for s in specs])
+    rows, tables, ratings = [], {}, {}
+    for spec, label in zip(specs, labels):
+        r, win, pair = _match_predictions(spec, matches, initial)
+        rows.append({"system": label,
+                     **_metrics.match_summary(win, pair, matches.rank, off, mask)})
+        tables[label] = _metrics.calibration(win, share, bins=bins, mask=team_mask)
+        ratings[label] = r
+        if on_system is not None:
+            on_system(label, r)
+    return Evaluation(rows, tables, matches.n_matches, int(burn_in), "exclude", ratings,
+                      unit="matches")
 
 
 def evaluate_predictions(games: Games, predictions: Any, burn_in: int = 0,

@@ -1,6 +1,10 @@
 """Scores of probabilistic predictions of two-player games (SPEC §7).
 
-Every function takes ``p``, the predicted score of the first player (his expected
+The match metrics at the end of the module (:func:`match_summary`) score predictions
+of team and free-for-all matches: each team's probability of winning, and each pair of
+teams' expected score.
+
+Every two-player function takes ``p``, the predicted score of the first player (his expected
 score, a probability in [0, 1]) and ``y``, his actual score (1 win, 0.5 draw, 0 loss,
 or a fraction in [0, 1]), plus optional per-game ``weights`` (non-negative; the
 metrics become weighted means) and a boolean ``mask`` selecting the games to score.
@@ -30,7 +34,8 @@ from fastrate._validate import as_1d, as_float64, check_range, fail_at
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
-           "calibration", "summary", "METRICS", "check_draws"]
+           "calibration", "summary", "METRICS", "check_draws", "MATCH_METRICS",
+           "match_summary", "expected_ranks", "rank_correlation", "winner_outcomes"]
 
 #: predictions are clipped to ``[EPS, 1 - EPS]`` before taking logarithms
 EPS = 1e-15
@@ -242,3 +247,137 @@ def summary(p: Any, y: Any, weights: Any = None, mask: Any = None,
         acc = _mean(_hits(pa, ya), wa)
     return {"n": int(pa.shape[0]), "log_loss": ll, "deviance": ll / _LN10, "brier": br,
             "rmse": math.sqrt(br), "accuracy": acc}
+
+
+# ----------------------------------------------------------------------------------
+# matches of two or more teams
+
+#: the scalar metrics :func:`match_summary` reports, in order
+MATCH_METRICS = ("winner_log_loss", "winner_accuracy", "pair_log_loss", "pair_accuracy",
+                 "rank_correlation")
+
+
+def winner_outcomes(rank: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each team's share of the win: ``1/k`` for each of the ``k`` teams ranked first in
+    their match (1 for a lone winner), 0 for the others."""
+    from fastrate.data._csr import group_of
+
+    first = rank == 1
+    k = np.bincount(group_of(offsets), weights=first.astype(np.float64),
+                    minlength=offsets.shape[0] - 1)
+    return np.where(first, 1.0 / np.maximum(k, 1.0)[group_of(offsets)], 0.0)
+
+
+def expected_ranks(pair: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each team's expected rank from the pair predictions: ``1 + sum_j P(j beats i)``,
+    with ``pair[k]`` the first team's expected score against the second for the pairs
+    of :func:`fastrate.data._csr.pair_members` (a draw counts half each way)."""
+    from fastrate.data._csr import pair_members
+
+    first, second = pair_members(offsets)
+    n = int(offsets[-1])
+    lost = np.bincount(first, weights=1.0 - pair, minlength=n)
+    lost += np.bincount(second, weights=pair, minlength=n)
+    return 1.0 + lost
+
+
+def _average_ranks(key: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Within each group, the 1-based rank of ``key`` (lower first), ties averaged."""
+    from fastrate.data._csr import group_of, run_starts
+
+    grp = group_of(offsets)
+    order = np.lexsort((key, grp))
+    pos = np.arange(key.shape[0], dtype=np.float64) - offsets[grp[order]] + 1.0
+    new = np.ones(key.shape[0], dtype=np.bool_)
+    new[1:] = (grp[order][1:] != grp[order][:-1]) | (key[order][1:] != key[order][:-1])
+    starts = run_starts(np.cumsum(new))
+    sizes = np.diff(starts)
+    first_pos = pos[starts[:-1]]
+    avg = np.repeat(first_pos + (sizes - 1) / 2.0, sizes)
+    out = np.empty(key.shape[0], dtype=np.float64)
+    out[order] = avg
+    return out
+
+
+def rank_correlation(predicted_rank: np.ndarray, rank: np.ndarray, offsets: np.ndarray
+                     ) -> np.ndarray:
+    """Spearman's rank correlation of predicted and actual ranks in every match (ties
+    get average ranks); NaN for a match where either is constant (one cannot rank)."""
+    from fastrate.data._csr import group_of
+
+    a = _average_ranks(np.asarray(predicted_rank, np.float64), offsets)
+    b = _average_ranks(np.asarray(rank, np.float64), offsets)
+    grp = group_of(offsets)
+    m = offsets.shape[0] - 1
+    cnt = np.bincount(grp, minlength=m).astype(np.float64)
+    ma = np.bincount(grp, weights=a, minlength=m) / cnt
+    mb = np.bincount(grp, weights=b, minlength=m) / cnt
+    da, db = a - ma[grp], b - mb[grp]
+    cov = np.bincount(grp, weights=da * db, minlength=m)
+    va = np.bincount(grp, weights=da * da, minlength=m)
+    vb = np.bincount(grp, weights=db * db, minlength=m)
+    ok = (va > 1e-12) & (vb > 1e-12)
+    out = np.full(m, np.nan)
+    out[ok] = cov[ok] / np.sqrt(va[ok] * vb[ok])
+    return out
+
+
+def match_summary(win: Any, pair: Any, rank: Any, offsets: Any, mask: Any = None
+                  ) -> dict[str, float | int]:
+    """Every match metric at once, over the matches selected by ``mask`` (boolean per
+    match; all when None).
+
+    ``win``: each team's predicted probability of winning its match (teams in CSR order
+    by ``offsets``, the match -> team offsets); ``pair``: each pair of teams' expected
+    score (first team against second, pairs as :func:`fastrate.data._csr.pair_members`);
+    ``rank``: the actual competition ranks (1 best, equal is a tie).
+
+    * ``winner_log_loss``: mean over matches of ``-ln p(winner)`` (``p`` clipped to
+      [EPS, 1]); ``k`` teams tied first each count ``1/k``;
+    * ``winner_accuracy``: how often the favourite (the highest win probability; equal
+      favourites share the credit) won; a winner shared by ``k`` counts ``1/k``;
+    * ``pair_log_loss``, ``pair_accuracy``: the two-player log loss and accuracy (draws
+      excluded) of every pair of teams, a draw being a tie in rank;
+    * ``rank_correlation``: mean Spearman correlation of the expected ranks
+      (:func:`expected_ranks`) with the actual ranks, over matches where both vary;
+    * ``n`` matches and ``n_pairs`` pairs scored.
+    """
+    from fastrate.data._csr import group_of, pair_members, pair_offsets
+
+    off = np.ascontiguousarray(offsets, dtype=np.int64)
+    w = as_float64(win, "win probabilities")
+    pr = as_float64(pair, "pair predictions")
+    r = np.asarray(rank, dtype=np.int64)
+    n_matches, n_teams = off.shape[0] - 1, int(off[-1])
+    poff = pair_offsets(off)
+    if w.shape[0] != n_teams or r.shape[0] != n_teams or pr.shape[0] != int(poff[-1]):
+        raise InputError(f"a match prediction needs one win probability and rank per team "
+                         f"({n_teams}) and one value per pair ({int(poff[-1])}); got "
+                         f"{w.shape[0]}, {r.shape[0]} and {pr.shape[0]}")
+    check_range(w, "win probabilities", 0.0, 1.0)
+    check_range(pr, "pair predictions", 0.0, 1.0)
+    sel = np.ones(n_matches, dtype=np.bool_) if mask is None else np.asarray(mask, np.bool_)
+    grp = group_of(off)
+    tsel = sel[grp]
+    share = winner_outcomes(r, off)
+    n = int(sel.sum())
+    ll = -np.sum(share[tsel] * np.log(np.clip(w[tsel], EPS, 1.0))) / n if n else math.nan
+    # the favourite: the teams with the match's highest win probability share the credit
+    top = np.full(n_matches, -np.inf)
+    np.maximum.at(top, grp, w)
+    fav = w == top[grp]
+    n_fav = np.bincount(grp, weights=fav.astype(np.float64), minlength=n_matches)
+    credit = np.bincount(grp, weights=np.where(fav, share, 0.0), minlength=n_matches)
+    acc = float(np.mean((credit / n_fav)[sel])) if n else math.nan
+    first, second = pair_members(off)
+    psel = sel[grp[first]]
+    y = np.where(r[first] < r[second], 1.0, 0.5)
+    pll = float(np.mean(_log_terms(pr[psel], y[psel]))) if psel.any() else math.nan
+    dec = psel & (y != 0.5)
+    pacc = float(np.mean(_hits(pr[dec], y[dec]))) if dec.any() else math.nan
+    rho = rank_correlation(expected_ranks(pr, off), r, off)[sel]
+    rho = rho[~np.isnan(rho)]
+    return {"n": n, "n_pairs": int(psel.sum()), "winner_log_loss": float(ll),
+            "winner_accuracy": acc, "pair_log_loss": pll, "pair_accuracy": pacc,
+            "rank_correlation": float(rho.mean()) if rho.size else math.nan}
+

@@ -14,13 +14,15 @@ FORMATS = ("csv", "parquet", "json")
 
 
 def input_options(fn: Callable) -> Callable:
-    """Column mapping and period options for reading a games file."""
+    """Column mapping and period options for reading a games file, or a long-format
+    matches file (one row per player) for the systems that rate matches."""
     opts = [
         click.option("--white", metavar="COL", help="Column of the first player (gets any "
                      "advantage)."),
         click.option("--black", metavar="COL", help="Column of the second player."),
         click.option("--score", metavar="COL", help="Column of the first player's score "
-                     "(1, 0.5, 0, a fraction, or 1-0 / 0-1 / 1/2-1/2)."),
+                     "(1, 0.5, 0, a fraction, or 1-0 / 0-1 / 1/2-1/2); for matches, each "
+                     "team's score (higher is better)."),
         click.option("--winner", metavar="COL", help="Column of winners (with --loser: every "
                      "row is a win)."),
         click.option("--loser", metavar="COL", help="Column of losers."),
@@ -30,12 +32,28 @@ def input_options(fn: Callable) -> Callable:
                      "column, e.g. %Y%m%d."),
         click.option("--period", metavar="SPEC|COL", help="Rating periods: a length (3d, 1w, "
                      "12h), month, year, or a column such as season."),
-        click.option("--weight", metavar="COL", help="Column of per-game K multipliers."),
+        click.option("--weight", metavar="COL", help="Column of per-game K multipliers; for "
+                     "matches, each player's share of the match in [0, 1] (partial play)."),
         click.option("--margin", metavar="COL", help="Column of point margins (default: from "
                      "home/away scores)."),
         click.option("--neutral", metavar="COL", help="Column of neutral-venue flags."),
         click.option("--drop-self-play", is_flag=True, default=None, help="Skip rows where "
                      "a player plays himself (counted and reported) instead of refusing them."),
+        click.option("--match", "match_col", metavar="COL", help="Matches (long format): "
+                     "column of the match (default: match, game, event, race ...)."),
+        click.option("--team", "team_col", metavar="COL", help="Matches: column of the team "
+                     "(default: team; without one, every player is a side of his own)."),
+        click.option("--free-for-all", is_flag=True, default=None, help="Matches: every "
+                     "player is a side of his own, even if there is a team column."),
+        click.option("--player", "player_col", metavar="COL", help="Matches: column of the "
+                     "player (default: player, driver ...)."),
+        click.option("--rank", "rank_col", metavar="COL", help="Matches: column of ranks "
+                     "(lower is better; default: rank, place, position)."),
+        click.option("--place", "place_col", metavar="COL", help="Matches: column of places "
+                     "(lower is better)."),
+        click.option("--unranked", type=click.Choice(["error", "last", "drop"]), default=None,
+                     help="Matches: rows without a rank are an error (default), tie last, "
+                     "or are dropped."),
         input_format_option(),
     ]
     for opt in reversed(opts):
@@ -48,12 +66,38 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
     names = {"white": "white", "black": "black", "score": "score", "winner": "winner",
              "loser": "loser", "time_col": "time", "time_format": "time_format",
              "period": "period", "weight": "weight", "margin": "margin", "neutral": "neutral",
-             "drop_self_play": "drop_self_play"}
+             "drop_self_play": "drop_self_play", "match_col": "match", "team_col": "team",
+             "free_for_all": "free_for_all", "player_col": "player", "rank_col": "rank",
+             "place_col": "place", "unranked": "unranked"}
     out = {}
     for opt, arg in names.items():
         value = kw.pop(opt, None)
         if value is not None:
             out[arg] = value
+    return out
+
+
+#: input options of a two-player games file only, and of a long-format matches file only
+GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "margin", "neutral", "drop_self_play")
+MATCH_ONLY_COLUMNS = ("match", "team", "free_for_all", "player", "rank", "place", "unranked")
+
+
+def split_columns(columns: dict[str, Any], matches: bool) -> dict[str, Any]:
+    """The :func:`column_kwargs` that apply to a games file (``matches=False``:
+    ``read_games`` arguments) or a matches file (``read_matches`` arguments), refusing
+    options of the other kind with a one-line error."""
+    from fastrate.errors import InputError
+
+    wrong = GAME_ONLY_COLUMNS if matches else MATCH_ONLY_COLUMNS
+    given = [k for k in wrong if k in columns]
+    if given:
+        kind = ("rates matches (long format: one row per player)" if matches
+                else "rates two-player games")
+        opts = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise InputError(f"{opts}: not an option here: the system {kind}")
+    out = dict(columns)
+    if matches and out.pop("free_for_all", None):
+        out["team"] = False
     return out
 
 

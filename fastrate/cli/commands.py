@@ -15,14 +15,23 @@ from fastrate.cli._common import (
     format_table,
     input_options,
     output_options,
+    split_columns,
 )
 
+#: --example choices: the bundled data sets (fastrate.datasets.EXAMPLES)
+EXAMPLE_CHOICES = ("football", "f1", "f1_teams")
+#: the examples that are matches (long format) rather than two-player games
+MATCH_EXAMPLES = ("f1", "f1_teams")
 
-def _load_games(file: str | None, example: str | None, fmt: str | None, columns: dict):
+
+def _load_games(file: str | None, example: str | None, fmt: str | None, columns: dict,
+                matches: bool = False):
+    """The games (or, ``matches=True``, the long-format matches) of FILE or --example."""
     from fastrate.datasets import load_example
     from fastrate.errors import InputError
     from fastrate.io.tables import read_games
 
+    columns = split_columns(columns, matches)
     if example is not None:
         if file is not None:
             raise InputError("give either FILE or --example, not both")
@@ -33,7 +42,12 @@ def _load_games(file: str | None, example: str | None, fmt: str | None, columns:
     if file is None:
         raise InputError("no input: give a games FILE (CSV, Parquet or JSON) or --example "
                          "football")
-    games = read_games(file, format=fmt, **columns)
+    if matches:
+        from fastrate.io.matches import read_matches
+
+        games = read_matches(file, format=fmt, **columns)
+    else:
+        games = read_games(file, format=fmt, **columns)
     for reason, count, first in games.dropped:
         click.echo(f"fastrate: note: skipped {count:,} row{'s' if count != 1 else ''} where "
                    f"{reason} (first at {first})", err=True)
@@ -51,13 +65,31 @@ def _warn_single_period(games, names) -> None:
                    "(e.g. 1w, month, or a season column)", err=True)
 
 
+def _example_system(example: str | None) -> str:
+    """The default system of an example (or of a FILE when None)."""
+    return {"football": "elo@world_football", "f1": "trueskill",
+            "f1_teams": "trueskill"}.get(example or "", "elo")
+
+
+def _rates_matches(example: str | None, names: list[str]) -> bool:
+    """Whether the input is read as matches: an F1 example, or a system that rates
+    matches (a two-player system then needs two-player games)."""
+    from fastrate import systems
+
+    return example in MATCH_EXAMPLES or any(systems.get(n).data == "matches" for n in names)
+
+
 @click.command("rate")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option("--example", type=click.Choice(["football"]), help="Rate a bundled data set "
-              "instead of FILE (football: 49,520 international matches, CC0).")
+@click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Rate a bundled data set "
+              "instead of FILE (football: 49,520 international matches, CC0; f1: 1,160 "
+              "Formula 1 races, drivers; f1_teams: constructors as teams of their drivers; "
+              "F1DB, CC BY 4.0).")
 @click.option("-s", "--system", "system", default=None, metavar="SPEC",
               help="Rating system and options: elo, glicko, glicko2, elo@fide, "
-              "'elo:k=20,advantage=65' (default: elo; elo@world_football for --example).")
+              "'elo:k=20,advantage=65'; for matches (long format) trueskill, "
+              "'weng-lin:model=thurstone_mosteller_full', elom, pairwise_elo, codeforces "
+              "(default: elo; elo@world_football for --example football, trueskill for f1).")
 @click.option("--initial", type=click.Path(exists=True, dir_okay=False), help="Starting "
               "ratings (player, rating[, rd, volatility, games_played, last_period]); a "
               "previous run's output continues it exactly.")
@@ -71,7 +103,11 @@ def _warn_single_period(games, names) -> None:
 @output_options
 def rate_command(file, example, system, initial, resets, predictions, top, input_format,
                  output, fmt, progress, **kw) -> None:
-    """Rate the games in FILE and print or write the ratings.
+    """Rate the games (or matches) in FILE and print or write the ratings.
+
+    Two-player games: one row per game. Team and free-for-all matches (trueskill,
+    weng-lin, elom, pairwise_elo, codeforces): the long format, one row per player
+    (match, team, player, rank or place or score, optional weight and time).
 
     \b
     Examples:
@@ -79,19 +115,33 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
       fastrate rate games.csv --system glicko2 --period 1w -o ratings.parquet
       fastrate rate atp.csv.gz --winner winner_id --loser loser_id -o ratings.csv
       fastrate rate new_games.csv --initial ratings.csv -o ratings2.csv
+      fastrate rate --example f1 --system weng-lin --top 10
+      fastrate rate results.csv --system trueskill --unranked last -o ratings.csv
     """
     columns = column_kwargs(kw)
-    bar = Progress(["reading games", "rating", "writing"], progress)
+    bar = Progress(["reading", "rating", "writing"], progress)
     try:
         from fastrate.io.tables import read_ratings
         from fastrate.systems import SystemSpec
 
-        spec = system or ("elo@world_football" if example == "football" else "elo")
+        spec = system or _example_system(example)
         parsed = SystemSpec.parse(spec)
         name, config = parsed.name, parsed.config
-        parsed.system.require_data("games", f"use 'fastrate {name.split('_')[0]} rate'")
+        as_matches = _rates_matches(example, [name])
+        if not as_matches:
+            parsed.system.require_data("games", f"use 'fastrate {name.split('_')[0]} rate'")
         module = parsed.module
-        games = _load_games(file, example, input_format, columns)
+        games = _load_games(file, example, input_format, columns, matches=as_matches)
+        if as_matches and parsed.system.data == "games":
+            from fastrate.errors import ConfigError
+            from fastrate.systems import names as system_names
+
+            if not games.is_two_player():
+                raise ConfigError(f"rating system {name!r} rates two-player games; these "
+                                  "matches have teams or more than two sides: choose one "
+                                  "that rates matches ("
+                                  + ", ".join(system_names("matches")) + ")")
+            games = games.to_games()  # a two-player system on two-player matches
         _warn_single_period(games, [name])
         bar.step()
         kwargs: dict[str, Any] = {}
@@ -111,8 +161,11 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
 
             from fastrate.io.tables import write_table
 
-            write_table(pa.table({"row": pa.array(range(1, len(ratings.predictions) + 1)),
-                                  "expected_score": ratings.predictions}), predictions)
+            if ratings.pair_predictions is not None:
+                write_table(_team_predictions(games, ratings), predictions)
+            else:
+                write_table(pa.table({"row": pa.array(range(1, len(ratings.predictions) + 1)),
+                                      "expected_score": ratings.predictions}), predictions)
         if output is not None or fmt is not None:
             emit(table, output, fmt)
         bar.step()
@@ -123,7 +176,9 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
         order = ratings.ranking()
         cols = {k: v[order] for k, v in cols.items()}
         src = f"--example {example}" if example else file
-        title = (f"{spec}: {games.n_games:,} games, {len(ratings):,} players ({src}); "
+        what = (f"{games.n_matches:,} matches" if hasattr(games, "n_matches")
+                else f"{games.n_games:,} games")
+        title = (f"{spec}: {what}, {len(ratings):,} players ({src}); "
                  f"top {min(top, len(ratings))}")
         stream_err = output is None and fmt is not None
         if top > 0:
@@ -132,9 +187,29 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
             click.echo(f"wrote {len(ratings):,} ratings to {output}", err=True)
 
 
+def _team_predictions(matches, ratings):
+    """One row per team: its match, the team (or the player of a free-for-all side), its
+    rank and its walk-forward probability of winning the match."""
+    import numpy as np
+    import pyarrow as pa
+
+    from fastrate._validate import numpy_to_arrow
+
+    tm = matches.team_match()
+    mlab = (np.arange(matches.n_matches) if matches.match_labels is None
+            else matches.match_labels)
+    if matches.team_labels is not None:
+        team = matches.team_labels
+    else:
+        team = matches.players.names[matches.player[matches.team_player_offsets[:-1]]]
+    return pa.table({"match": numpy_to_arrow(mlab[tm]), "team": numpy_to_arrow(team),
+                     "rank": pa.array(matches.rank),
+                     "win_probability": pa.array(ratings.predictions)})
+
+
 @click.command("evaluate")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option("--example", type=click.Choice(["football"]), help="Evaluate on a bundled "
+@click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Evaluate on a bundled "
               "data set instead of FILE.")
 @click.option("-s", "--system", "systems", multiple=True, metavar="SPEC",
               help="A system to compare (repeatable): elo, glicko, glicko2, elo@fide, "
@@ -152,23 +227,31 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
     """Compare rating systems on FILE by walk-forward prediction.
 
     Every system predicts each game from the ratings before it; the table gives log loss,
-    binomial deviance, Brier score, RMSE and accuracy over the scored games.
+    binomial deviance, Brier score, RMSE and accuracy over the scored games. For team
+    and free-for-all matches (long format, or a system that rates matches) it gives the
+    winner's log loss and the favourite's accuracy, log loss and accuracy over every pair
+    of teams, and the rank correlation of predicted and actual order.
 
     \b
     Examples:
       fastrate evaluate --example football --system elo --system elo@world_football
       fastrate evaluate games.csv --period 1w --system elo --system "glicko2:tau=0.3" --burn-in 4
+      fastrate evaluate --example f1 --period season --burn-in 50 -s trueskill -s weng-lin
     """
     from fastrate.evaluate import evaluate
 
     columns = column_kwargs(kw)
-    specs = list(systems) or ["elo", "glicko", "glicko2"]
-    bar = Progress(["reading games", *[f"rating: {s}" for s in specs]], progress)
+    default = (["trueskill", "weng_lin", "pairwise_elo"] if example in MATCH_EXAMPLES
+               else ["elo", "glicko", "glicko2"])
+    specs = list(systems) or default
+    bar = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
     try:
         from fastrate.systems import parse_system
 
-        games = _load_games(file, example, input_format, columns)
-        _warn_single_period(games, [parse_system(s)[0] for s in specs])
+        names = [parse_system(s)[0] for s in specs]
+        games = _load_games(file, example, input_format, columns,
+                            matches=_rates_matches(example, names))
+        _warn_single_period(games, names)
         bar.step()
         result = evaluate(games, specs, burn_in=burn_in, draws=draws,
                           on_system=lambda *_: bar.step())

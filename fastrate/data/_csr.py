@@ -26,7 +26,8 @@ from fastrate._validate import (
 )
 from fastrate.errors import InputError
 
-__all__ = ["run_starts", "offsets_from_counts", "group_of", "first_rows", "factorize", "refuse_empty"]
+__all__ = ["run_starts", "offsets_from_counts", "group_of", "first_rows", "factorize",
+           "refuse_empty", "pair_offsets", "pair_members"]
 
 
 def run_starts(keys: np.ndarray) -> np.ndarray:
@@ -51,6 +52,35 @@ def group_of(offsets: np.ndarray) -> np.ndarray:
     ``group_of([0, 2, 3]) == [0, 0, 1]``. int64."""
     groups = offsets.shape[0] - 1
     return require(np.repeat(np.arange(groups, dtype=np.int64), np.diff(offsets)), np.int64)
+
+
+def pair_offsets(offsets: np.ndarray) -> np.ndarray:
+    """Offsets (groups + 1, int64) of the unordered pairs of every group's elements: a
+    group of ``T`` owns ``T (T - 1) / 2`` pairs, enumerated ``(0, 1), (0, 2) .. (0, T-1),
+    (1, 2) ..`` (see :func:`pair_members`).
+
+    >>> pair_offsets(np.array([0, 2, 5, 9])).tolist()
+    [0, 1, 4, 10]
+    """
+    t = np.diff(offsets)
+    return offsets_from_counts(t * (t - 1) // 2)
+
+
+def pair_members(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two elements (global indices, first < second) of every pair of
+    :func:`pair_offsets`, in its order.
+
+    >>> [a.tolist() for a in pair_members(np.array([0, 2, 5]))]
+    [[0, 2, 2, 3], [1, 3, 4, 4]]
+    """
+    n = int(offsets[-1])
+    grp = group_of(offsets)
+    local = np.arange(n, dtype=np.int64) - offsets[grp]
+    count = np.diff(offsets)[grp] - 1 - local  # pairs that start at each element
+    first = np.repeat(np.arange(n, dtype=np.int64), count)
+    starts = offsets_from_counts(count)
+    k = np.arange(first.shape[0], dtype=np.int64) - np.repeat(starts[:-1], count)
+    return require(first, np.int64), require(first + 1 + k, np.int64)
 
 
 def first_rows(ids: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 from fastrate import metrics as _metrics
 from fastrate._validate import check_type
 from fastrate.data.games import Games
+from fastrate.data.matches import Matches
 from fastrate.data.periods import period_starts
 from fastrate.data.results import Ratings
 from fastrate.errors import ConfigError, InputError
@@ -26,16 +27,17 @@ __all__ = ["Evaluation", "NULL_LABEL", "burn_in_mask", "check_burn_in", "check_b
            "unique_labels"]
 
 
-def burn_in_mask(games: Games, burn_in_periods: int) -> np.ndarray:
-    """Boolean mask over ``games`` (stored, chronological order): False for the games of
-    the first ``burn_in_periods`` distinct rating periods that hold games, True after.
+def burn_in_mask(games: Games | Matches, burn_in_periods: int) -> np.ndarray:
+    """Boolean mask over ``games`` (stored, chronological order; or over matches): False
+    for the games of the first ``burn_in_periods`` distinct rating periods that hold
+    games, True after.
 
     Periods are counted over the periods that have games (gaps do not count). A
     burn-in of 0 scores every game; one of at least the number of periods scores none.
     """
-    check_type(games, Games, "burn_in_mask() needs a fastrate.Games")
+    check_type(games, (Games, Matches), "burn_in_mask() needs a fastrate.Games or Matches")
     k = check_burn_in(burn_in_periods)
-    mask = np.ones(games.n_games, dtype=np.bool_)
+    mask = np.ones(len(games), dtype=np.bool_)
     if k == 0:
         return mask
     if games.period is None:
@@ -77,9 +79,6 @@ def score_rows(preds: Sequence[tuple[str, np.ndarray, np.ndarray]], draws: str, 
     return rows, tables
 
 
-_COLUMNS = ("system", "n", *_metrics.METRICS)
-
-
 @dataclass
 class Evaluation:
     """The comparison table of :func:`evaluate`.
@@ -96,6 +95,19 @@ class Evaluation:
     burn_in: int = 0
     draws: str = "exclude"
     ratings: dict[str, Ratings] = field(default_factory=dict, repr=False)
+    #: what was scored: ``"games"`` (two-player, :data:`fastrate.metrics.METRICS`) or
+    #: ``"matches"`` (teams and free-for-alls, :data:`fastrate.metrics.MATCH_METRICS`;
+    #: ``n_games`` then counts matches and the calibration is of the win probability)
+    unit: str = "games"
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metric columns of this table."""
+        return _metrics.MATCH_METRICS if self.unit == "matches" else _metrics.METRICS
+
+    @property
+    def _columns(self) -> tuple[str, ...]:
+        return ("system", "n", *self.metrics)
 
     @property
     def labels(self) -> list[str]:
@@ -118,38 +130,42 @@ class Evaluation:
 
     def column(self, metric: str) -> np.ndarray:
         """One metric for every system, as an array in row order."""
-        if metric not in _COLUMNS:
-            raise KeyError(f"unknown column {metric!r}; columns: {', '.join(_COLUMNS)}")
+        if metric not in self._columns:
+            raise KeyError(f"unknown column {metric!r}; columns: {', '.join(self._columns)}")
         return np.array([r[metric] for r in self.rows])
 
-    def best(self, metric: str = "log_loss") -> str:
-        """The label of the best system by ``metric`` (highest accuracy, else lowest)."""
+    def best(self, metric: str | None = None) -> str:
+        """The label of the best system by ``metric`` (highest accuracy or correlation,
+        else lowest); by default the (winner) log loss."""
+        if metric is None:
+            metric = self.metrics[0]
         values = self.column(metric).astype(np.float64)
         if np.isnan(values).all():
             raise ValueError(f"no system has a {metric} value")
-        i = int(np.nanargmax(values) if metric == "accuracy" else np.nanargmin(values))
+        higher = metric.endswith("accuracy") or metric == "rank_correlation"
+        i = int(np.nanargmax(values) if higher else np.nanargmin(values))
         return self.rows[i]["system"]
 
     def columns(self) -> dict[str, list[Any]]:
-        return {c: [r[c] for r in self.rows] for c in _COLUMNS}
+        return {c: [r[c] for r in self.rows] for c in self._columns}
 
     def to_arrow(self):
-        """The table as a ``pyarrow.Table``: ``system, n, log_loss, deviance, brier,
-        rmse, accuracy``."""
+        """The table as a ``pyarrow.Table``: ``system, n`` and the metrics
+        (``log_loss, deviance, brier, rmse, accuracy`` for games)."""
         import pyarrow as pa
 
         cols = self.columns()
         return pa.table({"system": pa.array(cols["system"], pa.string()),
                          "n": pa.array(cols["n"], pa.int64()),
-                         **{m: pa.array(cols[m], pa.float64()) for m in _metrics.METRICS}})
+                         **{m: pa.array(cols[m], pa.float64()) for m in self.metrics}})
 
     def to_frame(self):
         """The table as a pandas DataFrame (needs pandas)."""
         return self.to_arrow().to_pandas()
 
     def __str__(self) -> str:
-        heads = list(_COLUMNS)
-        body = [[r["system"], f"{r['n']:,}", *(_fmt(r[m]) for m in _metrics.METRICS)]
+        heads = list(self._columns)
+        body = [[r["system"], f"{r['n']:,}", *(_fmt(r[m]) for m in self.metrics)]
                 for r in self.rows]
         widths = [max(len(h), *(len(row[j]) for row in body)) if body else len(h)
                   for j, h in enumerate(heads)]
@@ -160,14 +176,18 @@ class Evaluation:
 
         draws = "draws excluded" if self.draws == "exclude" else "a draw counts half"
         burn = f", first {self.burn_in} period(s) left out as burn-in" if self.burn_in else ""
-        title = (f"walk-forward evaluation: {self.n_scored:,} of {self.n_games:,} games "
-                 f"scored{burn}; accuracy: {draws}")
+        if self.unit == "matches":
+            title = (f"walk-forward evaluation: {self.n_scored:,} of {self.n_games:,} matches "
+                     f"scored{burn}")
+        else:
+            title = (f"walk-forward evaluation: {self.n_scored:,} of {self.n_games:,} games "
+                     f"scored{burn}; accuracy: {draws}")
         return "\n".join([title, line(heads), line(["-" * w for w in widths]),
                           *(line(b) for b in body)])
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.rows)} systems, {self.n_scored} of {self.n_games} "
-                f"games scored)")
+                f"{self.unit} scored)")
 
 
 def _fmt(x: float) -> str:

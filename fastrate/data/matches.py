@@ -38,6 +38,7 @@ from fastrate.data._csr import (
     first_rows,
     group_of,
     offsets_from_counts,
+    pair_offsets,
     refuse_empty,
     run_starts,
 )
@@ -384,18 +385,6 @@ class Matches:
             cols["period"] = (self.period if self.period_labels is None
                               else self.period_labels[self.period])[seat_match]
         return pa.table({k: _arrow_column(v) for k, v in cols.items()})
-
-
-def pair_offsets(match_team_offsets: np.ndarray) -> np.ndarray:
-    """Offsets (n_matches + 1, int64) of the team pairs of every match: a match of ``T``
-    teams owns ``T (T - 1) / 2`` pairs, enumerated ``(0, 1), (0, 2) .. (0, T-1), (1, 2)
-    ..`` in stored team order, the order of :attr:`fastrate.Ratings.pair_predictions`.
-
-    >>> pair_offsets(np.array([0, 2, 5, 9])).tolist()
-    [0, 1, 4, 10]
-    """
-    t = np.diff(match_team_offsets)
-    return offsets_from_counts(t * (t - 1) // 2)
 
 
 # -- grouping -------------------------------------------------------------------------
