@@ -1,0 +1,787 @@
+"""Weng-Lin Bayesian online ratings (Weng & Lin 2011, "A Bayesian Approximation Method
+for Online Ranking", JMLR 12): the five models of the ``openskill`` package.
+
+Every player has a Gaussian belief ``N(mu, sigma^2)``; a team's strength is the sum of
+its players' (``mu_T = sum mu_j``, ``sigma_T^2 = sum sigma_j^2``). Before a match every
+player's variance grows by the dynamics ``tau^2``. A model turns the ranking of the
+match into, for every team ``i``, a mean step ``Omega_i`` and a variance factor
+``Delta_i``, and every player ``j`` of team ``i`` moves by his share of the team's
+variance::
+
+    mu_j      += sigma_j^2 / sigma_T^2 * Omega_i
+    sigma_j^2 *= max(1 - sigma_j^2 / sigma_T^2 * Delta_i, kappa)
+
+The models (``c_iq^2 = sigma_i^2 + sigma_q^2 + 2 beta^2``, ``gamma = sigma_i / c``):
+
+* ``plackett_luce`` (Algorithm 4): ``c^2 = sum_t (sigma_t^2 + beta^2)``, ``e_t =
+  exp(mu_t / c)``, ``S_q = sum_{s: r(s) >= r(q)} e_s``, ``A_q`` the teams tied with
+  ``q``; ``Omega_i = sigma_i^2/c sum_{q: r(q) <= r(i)} ([q = i] - e_i/S_q) / A_q``,
+  ``Delta_i = gamma sigma_i^2/c^2 sum_{q: r(q) <= r(i)} e_i/S_q (1 - e_i/S_q) / A_q``.
+* ``bradley_terry_full`` (Algorithm 1): ``p_iq = 1/(1 + exp((mu_q - mu_i)/c_iq))``,
+  ``s_iq`` = 1, 1/2, 0 for a win, tie, loss; ``Omega_i = sum_q sigma_i^2/c_iq (s_iq -
+  p_iq)``, ``Delta_i = sum_q gamma_iq sigma_i^2/c_iq^2 p_iq (1 - p_iq)``.
+* ``thurstone_mosteller_full`` (Algorithm 2): ``x = (mu_i - mu_q)/c_iq``, ``t =
+  epsilon/c_iq``; a win adds ``sigma_i^2/c_iq v(x, t)`` and ``gamma_iq sigma_i^2/c_iq^2
+  w(x, t)``, a loss ``-sigma_i^2/c_iq v(-x, t)`` and ``... w(-x, t)``, a tie ``...
+  v~(x, t)``, ``... w~(x, t)`` (the paper's truncated-Gaussian functions).
+* ``bradley_terry_part`` / ``thurstone_mosteller_part`` (Algorithm 3, partial pairing):
+  as the full models, but only against the teams within ``window`` places in the
+  ranking, and ``Omega``, ``Delta`` averaged over those comparisons (openskill's form;
+  the Thurstone-Mosteller one uses ``c_iq = 2 sqrt(...)`` as openskill does).
+
+See ``docs/algorithms/weng_lin.md`` for the options (weights, margins, balance,
+limit_sigma), the two places where fastrate follows the paper and not openskill, and
+the predictions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import check_choice, check_number
+from fastrate._vecmath import exp
+from fastrate.data.results import Ratings
+from fastrate.errors import ConfigError, InputError
+from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
+
+__all__ = ["WengLinConfig", "STATE", "MODELS", "rate", "expected_score", "predict_win",
+           "predict_draw", "predict_rank", "margin_factor"]
+
+STATE = SKILL_STATE
+
+#: model names (config ``model``); openskill's class names are accepted as well
+MODELS = ("plackett_luce", "bradley_terry_full", "bradley_terry_part",
+          "thurstone_mosteller_full", "thurstone_mosteller_part")
+_MODEL_KEYS = {m.replace("_", ""): m for m in MODELS}
+PL, BT_FULL, BT_PART, TM_FULL, TM_PART = range(5)
+WEIGHT_RULES = ("partial", "openskill")
+MARGIN_RULES = ("evidence", "openskill")
+PREDICTS = ("logistic", "normal")
+_INF = math.inf
+
+
+@dataclass(frozen=True)
+class WengLinConfig:
+    """Parameters of a Weng-Lin run (openskill's defaults; all validated on construction).
+
+    ``model``: one of :data:`MODELS` (openskill's class names such as
+    ``"ThurstoneMostellerFull"`` are accepted case-insensitively and stored in the
+    canonical form). ``mu``, ``sigma``: a new player's belief; ``beta``: the performance
+    noise; ``kappa``: the floor of the variance factor; ``tau``: the dynamics added to
+    every variance before each match; ``epsilon``: the Thurstone-Mosteller draw margin;
+    ``window``: the partial-pairing models' neighbourhood (openskill's ``window_size``).
+    ``limit_sigma``: a match never raises a sigma above its value before the match.
+    ``balance``: openskill's emphasis of weaker team mates (team sums weighted by
+    ``1 + (o_max - o_j)/(o_max + kappa)``, ``o = mu - 3 sigma``).
+    ``margin`` (> 0 to use; needs team scores): wins by more than ``margin`` count more,
+    see :func:`margin_factor`; ``margin_rule="openskill"`` reproduces openskill's rule
+    instead (which shrinks an underdog's gain as the margin grows).
+    ``weight_rule``: how seat weights (``Matches.weight``) act: ``"partial"`` (partial
+    play, the default: a player of weight ``w`` counts ``w`` in the team sums and moves
+    ``w`` times his full step) or ``"openskill"`` (openskill's ``weights``: normalised
+    per team to ``weight_bounds``, multiplying gains and dividing losses).
+    ``conservative_k``: the reported rating is ``mu - conservative_k sigma`` (openskill's
+    ordinal). ``predict``: ``"logistic"`` (the Plackett-Luce probabilities) or
+    ``"normal"`` (openskill's ``predict_win``), see :func:`predict_win`.
+    """
+
+    model: str = "plackett_luce"
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    kappa: float = 1e-4
+    tau: float = 25.0 / 300.0
+    epsilon: float = 0.1
+    window: int = 4
+    limit_sigma: bool = False
+    balance: bool = False
+    margin: float = 0.0
+    margin_rule: str = "evidence"
+    weight_rule: str = "partial"
+    weight_bounds: tuple[float, float] = (1.0, 2.0)
+    conservative_k: float = 3.0
+    predict: str = "logistic"
+
+    def __post_init__(self) -> None:
+        o = "WengLinConfig"
+        key = str(self.model).strip().lower().replace("_", "").replace("-", "").replace(" ", "")
+        if not isinstance(self.model, str) or key not in _MODEL_KEYS:
+            raise ConfigError(f"'model' of {o} must be one of {', '.join(map(repr, MODELS))} "
+                              f"(or openskill's class names); got {self.model!r}")
+        object.__setattr__(self, "model", _MODEL_KEYS[key])
+        check_number(o, "mu", self.mu, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        for name in ("sigma", "beta"):
+            check_number(o, name, getattr(self, name), lo=0.0, hi=_INF, lo_open=True,
+                         hi_open=True)
+        check_number(o, "kappa", self.kappa, lo=0.0, hi=1.0, lo_open=True)
+        check_number(o, "tau", self.tau, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "epsilon", self.epsilon, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "window", self.window, lo=1.0, hi=1e9, integer=True)
+        check_number(o, "margin", self.margin, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "conservative_k", self.conservative_k, lo=-_INF, hi=_INF,
+                     lo_open=True, hi_open=True)
+        for name in ("limit_sigma", "balance"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ConfigError(f"'{name}' of {o} must be true or false; got "
+                                  f"{getattr(self, name)!r}")
+        check_choice(o, "margin_rule", self.margin_rule, MARGIN_RULES)
+        check_choice(o, "weight_rule", self.weight_rule, WEIGHT_RULES)
+        check_choice(o, "predict", self.predict, PREDICTS)
+        b = self.weight_bounds
+        if not isinstance(b, tuple) or len(b) != 2:
+            raise ConfigError(f"'weight_bounds' of {o} must be a pair (lo, hi) with "
+                              f"0 < lo <= hi; got {b!r}")
+        lo = check_number(o, "weight_bounds[0]", b[0], lo=0.0, hi=_INF, lo_open=True,
+                          hi_open=True)
+        hi = check_number(o, "weight_bounds[1]", b[1], lo=lo, hi=_INF, hi_open=True)
+        object.__setattr__(self, "weight_bounds", (lo, hi))
+
+    # presets: one per model, openskill's defaults otherwise
+    @classmethod
+    def plackett_luce(cls) -> WengLinConfig:
+        """Plackett-Luce (openskill's default model)."""
+        return cls(model="plackett_luce")
+
+    @classmethod
+    def bradley_terry_full(cls) -> WengLinConfig:
+        """Bradley-Terry, every pair of teams compared."""
+        return cls(model="bradley_terry_full")
+
+    @classmethod
+    def bradley_terry_part(cls) -> WengLinConfig:
+        """Bradley-Terry, neighbouring ranks only (partial pairing)."""
+        return cls(model="bradley_terry_part")
+
+    @classmethod
+    def thurstone_mosteller_full(cls) -> WengLinConfig:
+        """Thurstone-Mosteller, every pair of teams compared."""
+        return cls(model="thurstone_mosteller_full")
+
+    @classmethod
+    def thurstone_mosteller_part(cls) -> WengLinConfig:
+        """Thurstone-Mosteller, neighbouring ranks only (partial pairing)."""
+        return cls(model="thurstone_mosteller_part")
+
+    @classmethod
+    def openskill(cls) -> WengLinConfig:
+        """openskill's rules where fastrate differs by default: its margin rule, its
+        weights and its normal-curve predictions (Plackett-Luce)."""
+        return cls(margin_rule="openskill", weight_rule="openskill", predict="normal")
+
+
+class WengLinParams(NamedTuple):
+    """The kernels' scalar parameters (see :class:`WengLinConfig`)."""
+
+    model: int
+    beta2: float
+    kappa: float
+    tau2: float
+    epsilon: float
+    window: int
+    limit_sigma: bool
+    balance: bool
+    margin: float  # 0: no margins
+    openskill_margin: bool
+    openskill_weights: bool
+    wlo: float
+    whi: float
+    normal: bool  # predictions: openskill's normal curve
+
+
+def _params(config: WengLinConfig, has_score: bool) -> WengLinParams:
+    return WengLinParams(MODELS.index(config.model), float(config.beta) ** 2,
+                         float(config.kappa), float(config.tau) ** 2, float(config.epsilon),
+                         int(config.window), bool(config.limit_sigma), bool(config.balance),
+                         float(config.margin) if has_score else 0.0,
+                         config.margin_rule == "openskill",
+                         config.weight_rule == "openskill", float(config.weight_bounds[0]),
+                         float(config.weight_bounds[1]), config.predict == "normal")
+
+
+# ----------------------------------------------------------------------------------
+# kernels
+
+_SQRT2 = math.sqrt(2.0)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_EPS = 2.220446049250313e-16  # sys.float_info.epsilon, openskill's guard
+
+
+@inline_kernel
+def _cdf(x):
+    """Standard normal CDF, written as Python's ``NormalDist().cdf`` (openskill's)."""
+    return 0.5 * (1.0 + math.erf(x / _SQRT2))
+
+
+@inline_kernel
+def _pdf(x):
+    return math.exp(x * x / -2.0) / _SQRT_2PI
+
+
+@inline_kernel
+def _v(x, t):
+    xt = x - t
+    d = _cdf(xt)
+    if d < _EPS:
+        return -xt
+    return _pdf(xt) / d
+
+
+@inline_kernel
+def _w(x, t):
+    xt = x - t
+    d = _cdf(xt)
+    if d < _EPS:
+        return 1.0 if x < 0.0 else 0.0
+    v = _v(x, t)
+    return v * (v + xt)
+
+
+@inline_kernel
+def _vt(x, t):
+    xx = abs(x)
+    b = _cdf(t - xx) - _cdf(-t - xx)
+    if b < 1e-5:
+        if x < 0.0:
+            return -x - t
+        return -x + t
+    a = _pdf(-t - xx) - _pdf(t - xx)
+    return (-a if x < 0.0 else a) / b
+
+
+@inline_kernel
+def _wt(x, t):
+    xx = abs(x)
+    b = _cdf(t - xx) - _cdf(-t - xx)
+    if b < _EPS:
+        return 1.0
+    vt = _vt(x, t)
+    return ((t - xx) * _pdf(t - xx) + (t + xx) * _pdf(-t - xx)) / b + vt * vt
+
+
+@inline_kernel
+def _factor(d, margin):
+    """Evidence weight of a win by ``d`` (see :func:`margin_factor`)."""
+    if margin > 0.0 and d > margin:
+        return 1.0 + math.log(d / margin)
+    return 1.0
+
+
+@inline_kernel
+def _divisor(d, margin):
+    """openskill's margin divisor of the skill difference."""
+    if margin > 0.0 and d > margin:
+        return math.log1p(d / margin)
+    return 1.0
+
+
+@inline_kernel
+def _pair_terms(model, i, q, mu, s2, rank, beta2, eps, f, div):
+    """One comparison of team ``i`` with team ``q`` (Bradley-Terry or
+    Thurstone-Mosteller): its contributions to ``Omega_i`` and ``Delta_i``, already
+    times the evidence weight ``f``; ``div`` is openskill's margin divisor (1 if none)."""
+    c = math.sqrt(s2[i] + s2[q] + 2.0 * beta2)
+    if model == TM_PART:
+        c = 2.0 * c
+    sc = s2[i] / c
+    gam = math.sqrt(s2[i]) / c
+    if model == BT_FULL or model == BT_PART:
+        p = 1.0 / (1.0 + math.exp(((mu[q] - mu[i]) / div) / c))
+        s = 0.0
+        if rank[q] > rank[i]:
+            s = 1.0
+        elif rank[q] == rank[i]:
+            s = 0.5
+        return f * sc * (s - p), f * (gam * sc / c) * p * (1.0 - p)
+    x = (mu[i] - mu[q]) / c / div
+    t = eps / c
+    if rank[q] > rank[i]:
+        return f * sc * _v(x, t), f * gam * sc / c * _w(x, t)
+    if rank[q] < rank[i]:
+        return -f * sc * _v(-x, t), f * gam * sc / c * _w(-x, t)
+    return f * sc * _vt(x, t), f * gam * sc / c * _wt(x, t)
+
+
+@kernel
+def _weng_lin_1v1(player, rank, st, pred, prm):
+    """Matches of two one-player teams without weights or margins (every model): the
+    general update written out for ``k = 2`` (Plackett-Luce and both Bradley-Terry
+    models coincide there). ``st`` holds ``mu, sigma^2`` of every player interleaved;
+    ``pred`` gets both teams' win probability."""
+    beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
+    tm = prm.model == TM_FULL or prm.model == TM_PART
+    for g in range(player.shape[0] // 2):
+        a = player[2 * g]
+        b = player[2 * g + 1]
+        tie = rank[2 * g] == rank[2 * g + 1]
+        ma = st[2 * a]
+        mb = st[2 * b]
+        va0 = st[2 * a + 1]
+        vb0 = st[2 * b + 1]
+        va = va0 + tau2
+        vb = vb0 + tau2
+        c2 = va + vb + 2.0 * beta2
+        c = math.sqrt(c2)
+        ic = 1.0 / c
+        pl = 1.0 / (1.0 + exp((mb - ma) * ic))
+        pa = _cdf((ma - mb) * ic) if prm.normal else pl
+        pred[2 * g] = pa
+        pred[2 * g + 1] = 1.0 - pa
+        if tm:
+            cc = c
+            if prm.model == TM_PART:
+                cc = 2.0 * c
+            x = (ma - mb) / cc
+            t = prm.epsilon / cc
+            if tie:
+                oa, da = _vt(x, t), _wt(x, t)
+                ob, db = _vt(-x, t), _wt(-x, t)
+            else:
+                oa, da = _v(x, t), _w(x, t)
+                ob, db = -_v(x, t), da
+            ica = 1.0 / cc
+            om_a = va * ica * oa
+            om_b = vb * ica * ob
+            de_a = math.sqrt(va) * ica * va * ica * ica * da
+            de_b = math.sqrt(vb) * ica * vb * ica * ica * db
+        else:
+            p = pl
+            q = 1.0 - p
+            sa = 0.5 if tie else 1.0
+            pq = p * q * ic * ic * ic
+            om_a = va * ic * (sa - p)
+            om_b = vb * ic * ((1.0 - sa) - q)
+            de_a = math.sqrt(va) * va * pq
+            de_b = math.sqrt(vb) * vb * pq
+        na = va * max(1.0 - de_a, kappa)
+        nb = vb * max(1.0 - de_b, kappa)
+        if prm.limit_sigma:
+            na = min(na, va0)
+            nb = min(nb, vb0)
+        st[2 * a] = ma + om_a
+        st[2 * a + 1] = na
+        st[2 * b] = mb + om_b
+        st[2 * b + 1] = nb
+
+
+@kernel
+def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm):
+    """Every match in order (the module docstring's update, every model and option).
+    ``st`` holds ``mu, sigma^2`` of every player interleaved; ``weight`` (per seat) and
+    ``score`` (per team) may be empty; ``pred``/``pair`` get the walk-forward
+    predictions (see :func:`predict_win`). Weight-0 seats are left out."""
+    n_matches = mto.shape[0] - 1
+    kmax = 2
+    for m in range(n_matches):
+        kmax = max(kmax, mto[m + 1] - mto[m])
+    mu = np.empty(kmax)
+    s2 = np.empty(kmax)
+    rk = np.empty(kmax, dtype=np.int64)
+    sc = np.empty(kmax)
+    ee = np.empty(kmax)
+    om = np.empty(kmax)
+    de = np.empty(kmax)
+    fg = np.empty(kmax)
+    has_w = weight.shape[0] > 0
+    has_s = score.shape[0] > 0
+    beta2, tau2, kappa, model = prm.beta2, prm.tau2, prm.kappa, prm.model
+    margin = prm.margin
+    po = 0
+    for m in range(n_matches):
+        t0 = mto[m]
+        k = mto[m + 1] - t0
+        # team sums (balance: openskill's ordinal weights, after tau)
+        for i in range(k):
+            t = t0 + i
+            rk[i] = rank[t]
+            sc[i] = score[t] if has_s else math.nan
+            omax = -math.inf
+            if prm.balance:
+                for s in range(tpo[t], tpo[t + 1]):
+                    if has_w and weight[s] == 0.0:
+                        continue
+                    p = player[s]
+                    omax = max(omax, st[2 * p] - 3.0 * math.sqrt(st[2 * p + 1] + tau2))
+            am = 0.0
+            av = 0.0
+            for s in range(tpo[t], tpo[t + 1]):
+                w = weight[s] if has_w else 1.0
+                if w == 0.0:
+                    continue
+                p = player[s]
+                v = st[2 * p + 1] + tau2
+                a = 1.0
+                if prm.balance:
+                    o = st[2 * p] - 3.0 * math.sqrt(v)
+                    a = 1.0 + (omax - o) / (omax + kappa)
+                if not prm.openskill_weights:
+                    a *= w
+                am += a * st[2 * p]
+                av += a * a * v
+            mu[i] = am
+            s2[i] = av
+        # predictions before the match
+        csum = 0.0
+        for i in range(k):
+            csum += s2[i] + beta2
+        c = math.sqrt(csum)
+        if prm.normal:
+            tot = 0.0
+            for i in range(k):
+                acc = 0.0
+                for j in range(k):
+                    if j != i:
+                        acc += _cdf((mu[i] - mu[j]) / math.sqrt(2.0 * beta2 + s2[i] + s2[j]))
+                ee[i] = acc / (k - 1)
+                tot += ee[i]
+            for i in range(k):
+                pred[t0 + i] = ee[i] / tot
+            for i in range(k):
+                for j in range(i + 1, k):
+                    pair[po] = _cdf((mu[i] - mu[j]) / math.sqrt(2.0 * beta2 + s2[i] + s2[j]))
+                    po += 1
+        # strengths e_i = exp((mu_i - max mu) / c): the logistic predictions and the
+        # Plackett-Luce update
+        xmax = mu[0]
+        for i in range(1, k):
+            xmax = max(xmax, mu[i])
+        for i in range(k):
+            ee[i] = exp((mu[i] - xmax) / c)
+        if not prm.normal:
+            tot = 0.0
+            for i in range(k):
+                tot += ee[i]
+            for i in range(k):
+                pred[t0 + i] = ee[i] / tot
+            for i in range(k):
+                for j in range(i + 1, k):
+                    pair[po] = ee[i] / (ee[i] + ee[j])
+                    po += 1
+        if model == PL and margin > 0.0 and prm.openskill_margin:
+            for i in range(k):  # openskill's margin shift of the strengths
+                x = mu[i]
+                if sc[i] == sc[i]:
+                    adj = 0.0
+                    cnt = 0
+                    for j in range(k):
+                        if j != i and sc[j] == sc[j]:
+                            d = abs(sc[i] - sc[j])
+                            if d > 0.0:
+                                mf = _divisor(d, margin)
+                                if sc[i] > sc[j]:
+                                    adj -= (mu[i] - mu[j]) * (mf - 1.0)
+                                else:
+                                    adj += (mu[j] - mu[i]) * (mf - 1.0)
+                                cnt += 1
+                    x += adj / cnt if cnt > 0 else adj
+                fg[i] = x
+            xmax = fg[0]
+            for i in range(1, k):
+                xmax = max(xmax, fg[i])
+            for i in range(k):
+                ee[i] = exp((fg[i] - xmax) / c)
+        # Omega, Delta per team
+        if model == PL:
+            # rank groups [g0, g1): S_g = sum of e over g0..k-1, A_g = g1 - g0; the
+            # evidence weight f_g of a group's win over the next group (margins)
+            g0 = k - 1
+            while g0 >= 0:
+                g1 = g0 + 1
+                while g0 > 0 and rk[g0 - 1] == rk[g0]:
+                    g0 -= 1
+                f = 1.0
+                if margin > 0.0 and not prm.openskill_margin and g1 < k:
+                    d = sc[g0] - sc[g1]
+                    if d == d:
+                        f = _factor(d, margin)
+                for i in range(g0, g1):
+                    fg[i] = f
+                    om[i] = g1 - g0  # A_g, kept here for a moment
+                g0 -= 1
+            suffix = 0.0
+            for i in range(k - 1, -1, -1):
+                suffix += ee[i]
+                de[i] = suffix  # S from i on; a group's S is the value at its first team
+            r1 = 0.0
+            r2 = 0.0
+            i = 0
+            while i < k:
+                a_g = om[i]
+                g1 = i + int(a_g)
+                s_g = de[i]
+                f = fg[i]
+                r1 += f / s_g
+                r2 += f / (s_g * s_g)
+                for j in range(i, g1):
+                    e = ee[j]
+                    om[j] = (f / a_g - e * r1) * s2[j] / c
+                    de[j] = (e * r1 - e * e * r2) * (math.sqrt(s2[j]) / c) * s2[j] / (c * c)
+                i = g1
+        else:
+            for i in range(k):
+                o_sum = 0.0
+                d_sum = 0.0
+                lo = 0
+                hi = k
+                if model == BT_PART or model == TM_PART:
+                    lo = max(0, i - prm.window)
+                    hi = min(k, i + prm.window + 1)
+                for q in range(lo, hi):
+                    if q == i:
+                        continue
+                    f = 1.0
+                    div = 1.0
+                    if margin > 0.0 and sc[i] == sc[i] and sc[q] == sc[q]:
+                        d = abs(sc[i] - sc[q])
+                        if prm.openskill_margin:
+                            div = _divisor(d, margin)
+                        else:
+                            f = _factor(d, margin)
+                    o, dd = _pair_terms(model, i, q, mu, s2, rk, beta2, prm.epsilon, f, div)
+                    o_sum += o
+                    d_sum += dd
+                n_cmp = hi - lo - 1
+                if (model == BT_PART or model == TM_PART) and n_cmp > 0:
+                    o_sum /= n_cmp
+                    d_sum /= n_cmp
+                om[i] = o_sum
+                de[i] = d_sum
+        # player updates
+        strict = model == TM_PART
+        for i in range(k):
+            t = t0 + i
+            wmin = 0.0
+            wrange = 0.0
+            n_in = 0
+            if prm.openskill_weights and has_w:
+                wmin = math.inf
+                wmax = -math.inf
+                for s in range(tpo[t], tpo[t + 1]):
+                    if weight[s] > 0.0:
+                        wmin = min(wmin, weight[s])
+                        wmax = max(wmax, weight[s])
+                        n_in += 1
+                wrange = wmax - wmin
+                if wrange == 0.0:
+                    wrange = 0.0001
+            gain = om[i] > 0.0 if strict else om[i] >= 0.0
+            for s in range(tpo[t], tpo[t + 1]):
+                w = weight[s] if has_w else 1.0
+                if w == 0.0:
+                    continue
+                p = player[s]
+                v0 = st[2 * p + 1]
+                v = v0 + tau2
+                ratio = v / s2[i]
+                if prm.openskill_weights:
+                    if has_w:
+                        if n_in == 1:
+                            w = prm.whi
+                        else:
+                            w = (w - wmin) / wrange * (prm.whi - prm.wlo) + prm.wlo
+                    if gain:
+                        st[2 * p] += ratio * om[i] * w
+                        nv = v * max(1.0 - ratio * de[i] * w, kappa)
+                    else:
+                        st[2 * p] += ratio * om[i] / w
+                        nv = v * max(1.0 - ratio * de[i] / w, kappa)
+                else:
+                    st[2 * p] += w * ratio * om[i]
+                    nv = v * max(1.0 - w * w * ratio * de[i], kappa)
+                if prm.limit_sigma:
+                    nv = min(nv, v0)
+                st[2 * p + 1] = nv
+
+
+# ----------------------------------------------------------------------------------
+# public API
+
+
+def margin_factor(d: Any, margin: float) -> Any:
+    """fastrate's evidence weight of a win by ``d`` points (``margin > 0``): ``1`` up to
+    ``margin``, then ``1 + ln(d / margin)``. A comparison won by ``d`` enters the
+    model's likelihood ``margin_factor(d)`` times (Bradley-Terry, Thurstone-Mosteller:
+    the pair's terms of ``Omega`` and ``Delta`` are multiplied by it; Plackett-Luce: the
+    term of every rank group, by its margin over the next group), so a bigger win always
+    moves the ratings more, the underdog's above all.
+
+    >>> [round(float(x), 4) for x in margin_factor([1.0, 2.0, 4.0, 20.0], 2.0)]
+    [1.0, 1.0, 1.6931, 3.3026]
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if margin <= 0.0:
+        return np.ones_like(d)
+    return np.where(d > margin, 1.0 + np.log(np.maximum(d, margin) / margin), 1.0)
+
+
+def _team_arrays(teams: Sequence[Sequence[Any]], config: WengLinConfig
+                 ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Team ``mu`` and ``sigma^2`` (the dynamics ``tau^2`` added, balance applied) of
+    ``teams``: sequences of ``(mu, sigma)`` pairs; and the number of players."""
+    if len(teams) < 2:
+        raise InputError(f"a prediction needs at least 2 teams; got {len(teams)}")
+    tau2 = float(config.tau) ** 2
+    mus, vs, n = [], [], 0
+    for t, team in enumerate(teams):
+        arr = np.asarray(team, dtype=np.float64).reshape(-1, 2) if len(team) else None
+        if arr is None:
+            raise InputError(f"team {t} has no players")
+        if not np.isfinite(arr).all() or (arr[:, 1] <= 0.0).any():
+            raise InputError(f"team {t}: every player needs a finite mu and a sigma > 0; "
+                             f"got {arr.tolist()!r}")
+        m, v = arr[:, 0], arr[:, 1] ** 2 + tau2
+        a = np.ones_like(m)
+        if config.balance:
+            o = m - 3.0 * np.sqrt(v)
+            a = 1.0 + (o.max() - o) / (o.max() + config.kappa)
+        mus.append(float((a * m).sum()))
+        vs.append(float((a * a * v).sum()))
+        n += arr.shape[0]
+    return np.array(mus), np.array(vs), n
+
+
+def _pairwise_normal(mu: np.ndarray, v: np.ndarray, beta2: float) -> np.ndarray:
+    d = (mu[:, None] - mu[None, :]) / np.sqrt(2.0 * beta2 + v[:, None] + v[None, :])
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * (1.0 + erf(d / _SQRT2))
+
+
+def predict_win(teams: Sequence[Sequence[Any]], config: WengLinConfig = WengLinConfig()
+                ) -> np.ndarray:
+    """Every team's probability of winning (first place), from ``teams``: sequences of
+    ``(mu, sigma)`` pairs. The belief at match time is used (``sigma^2 + tau^2``), as
+    :func:`rate` does for its walk-forward ``predictions``.
+
+    ``predict="logistic"`` (default): the Plackett-Luce probability ``e_i / sum_t e_t``,
+    ``e_t = exp(mu_t / c)``, ``c^2 = sum_t (sigma_t^2 + beta^2)``; for two teams the
+    Bradley-Terry ``1/(1 + exp(-(mu_1 - mu_2)/c))``. ``predict="normal"``: openskill's
+    ``predict_win``: ``P_ij = Phi((mu_i - mu_j)/sqrt(2 beta^2 + sigma_i^2 + sigma_j^2))``
+    averaged over the opponents and normalised to sum to 1.
+
+    >>> [round(float(p), 4) for p in predict_win([[(30.0, 5.0)], [(25.0, 5.0)]])]
+    [0.6777, 0.3223]
+    """
+    mu, v, _ = _team_arrays(teams, config)
+    beta2 = float(config.beta) ** 2
+    if config.predict == "normal":
+        p = _pairwise_normal(mu, v, beta2)
+        k = mu.shape[0]
+        win = (p.sum(axis=1) - np.diag(p)) / (k - 1)
+        return win / win.sum()
+    c = math.sqrt(float((v + beta2).sum()))
+    e = np.exp((mu - mu.max()) / c)
+    return e / e.sum()
+
+
+def predict_draw(teams: Sequence[Sequence[Any]], config: WengLinConfig = WengLinConfig()
+                 ) -> float:
+    """openskill's ``predict_draw``: with ``n`` players in all, the draw margin
+    ``m = sqrt(n) beta Phi^-1((1 + 1/n)/2)`` and, averaged over the pairs of teams,
+    ``Phi((m - d)/s) - Phi((-m - d)/s)``, ``d = mu_i - mu_j``,
+    ``s = sqrt(2 beta^2 + sigma_i^2 + sigma_j^2)`` (``sigma^2 + tau^2`` as in
+    :func:`predict_win`).
+
+    >>> round(predict_draw([[(25.0, 25 / 3)], [(25.0, 25 / 3)]]), 4)
+    0.0942
+    """
+    from statistics import NormalDist
+
+    mu, v, n = _team_arrays(teams, config)
+    beta = float(config.beta)
+    nd = NormalDist()
+    m = math.sqrt(n) * beta * nd.inv_cdf((1.0 + 1.0 / n) / 2.0)
+    out = []
+    k = mu.shape[0]
+    for i in range(k):
+        for j in range(i + 1, k):
+            s = math.sqrt(2.0 * beta * beta + v[i] + v[j])
+            d = mu[i] - mu[j]
+            out.append(nd.cdf((m - d) / s) - nd.cdf((-d - m) / s))
+    return float(sum(out) / len(out))
+
+
+def predict_rank(teams: Sequence[Sequence[Any]], config: WengLinConfig = WengLinConfig()
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Expected placing of every team: ``(rank, probability)``, the teams ranked by
+    their :func:`predict_win` probability (standard competition ranks, 1 best; equal
+    probabilities tie), as openskill's ``predict_rank``.
+
+    >>> r, p = predict_rank([[(20.0, 5.0)], [(30.0, 5.0)], [(25.0, 5.0)]])
+    >>> r.tolist()
+    [3, 1, 2]
+    """
+    p = predict_win(teams, config)
+    rank = 1 + (p[None, :] > p[:, None]).sum(axis=1)
+    return rank.astype(np.int64), p
+
+
+def expected_score(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any,
+                   config: WengLinConfig = WengLinConfig()) -> Any:
+    """Two teams' (or players') expected score, A against B, NumPy-vectorised:
+    ``predict="logistic"``: ``1/(1 + exp(-(mu_a - mu_b)/c))``, ``c^2 = sigma_a^2 +
+    sigma_b^2 + 2 tau^2 + 2 beta^2``; ``"normal"``: ``Phi((mu_a - mu_b)/c)``. What
+    :func:`rate` stores for a match of two teams (team ``mu`` and ``sigma^2`` are sums).
+
+    >>> round(float(expected_score(30.0, 5.0, 25.0, 5.0)), 4)
+    0.6777
+    """
+    d = np.asarray(mu_a, dtype=np.float64) - np.asarray(mu_b, dtype=np.float64)
+    c = np.sqrt(np.asarray(sigma_a, dtype=np.float64) ** 2
+                + np.asarray(sigma_b, dtype=np.float64) ** 2
+                + 2.0 * float(config.tau) ** 2 + 2.0 * float(config.beta) ** 2)
+    if config.predict == "normal":
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        return 0.5 * (1.0 + erf(d / c / _SQRT2))
+    return 1.0 / (1.0 + np.exp(-d / c))
+
+
+def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None) -> Ratings:
+    """Weng-Lin ratings of ``data`` (:class:`fastrate.Matches`, or two-player
+    :class:`fastrate.Games`), match by match in stored order.
+
+    ``initial``: a previous run's :class:`~fastrate.Ratings` or its table (``mu`` and
+    ``sigma`` read back), or a mapping ``name -> rating`` (``mu = rating``). Seat weights
+    act by ``config.weight_rule``; a weight-0 seat is left out of its match. Team scores
+    (``Matches.score``) are read only for ``margin > 0``. The ``predictions`` are every
+    team's walk-forward probability of winning (:func:`predict_win`), the
+    ``pair_predictions`` each pair's ``P(i beats j)`` (logistic: the Plackett-Luce
+    ``e_i/(e_i + e_j)``; normal: openskill's pairwise ``Phi``).
+    """
+    from fastrate._validate import check_type
+
+    check_type(config, WengLinConfig, "weng_lin rate() config must be a WengLinConfig")
+    matches = as_matches(data, "weng_lin")
+    mu, sigma, games_played, matches = resolve_skills(matches, initial, mu=config.mu,
+                                                      sigma=config.sigma)
+    n = len(matches.players)
+    st = np.empty(2 * n, dtype=np.float64)
+    st[0::2] = mu
+    st[1::2] = sigma * sigma
+    weight = matches.weight
+    has_score = matches.score is not None and config.margin > 0.0
+    prm = _params(config, has_score)
+    pred = np.empty(matches.n_teams, dtype=np.float64)
+    pair = np.empty(int(matches.pair_offsets()[-1]), dtype=np.float64)
+    plain_weights = weight is None or bool((weight == 1.0).all())
+    if matches.is_two_player() and plain_weights and not has_score and not (
+            config.weight_rule == "openskill" and weight is not None):
+        if matches.n_matches:
+            _weng_lin_1v1(matches.player, matches.rank, st, pred, prm)
+        pair[:] = pred[0::2]
+    else:
+        w = np.empty(0) if weight is None else np.ascontiguousarray(weight, np.float64)
+        s = np.ascontiguousarray(matches.score, np.float64) if has_score else np.empty(0)
+        _weng_lin_kernel(matches.match_team_offsets, matches.team_player_offsets,
+                         matches.player, matches.rank, w, s, st, pred, pair, prm)
+    mu = st[0::2].copy()
+    sigma = np.sqrt(st[1::2])
+    seats = matches.player if weight is None else matches.player[weight > 0.0]
+    games_played = games_played + np.bincount(seats, minlength=n).astype(np.int64)
+    rating = mu - float(config.conservative_k) * sigma
+    return Ratings("weng_lin", matches.players, rating, games_played, pred, config,
+                   state={"mu": mu, "sigma": sigma}, pair_predictions=pair)
