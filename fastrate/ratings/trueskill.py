@@ -1,0 +1,685 @@
+"""TrueSkill ratings (Herbrich, Minka & Graepel 2007, "TrueSkill(TM): A Bayesian Skill
+Rating System", NIPS 19; SPEC §2.1).
+
+Every player has a Gaussian skill belief ``N(mu, sigma^2)``; his performance in a match
+is ``p ~ N(s, beta^2)``; a team's performance is the weighted sum ``t = sum_i w_i p_i``
+(``w_i`` the seat's partial-play weight); teams are ordered by rank and the factor graph
+says ``t_k - t_{k+1} > eps`` for a win and ``|t_k - t_{k+1}| <= eps`` for a tie, with the
+draw margin (the ``trueskill`` package's ``calc_draw_margin``)
+``eps = Phi^-1((draw_probability + 1)/2) sqrt(n) beta``, ``n`` the number of players of
+the two teams compared.
+
+Before every match each of its players' variance grows by the dynamics factor:
+``sigma^2 <- sigma^2 + tau^2``. Write ``s_i^2`` for that variance.
+
+* **Two teams** (closed form, one truncation): with ``Delta = mu_A - mu_B`` (A the
+  better-ranked, ``mu_T = sum w_i mu_i``), ``c^2 = sum_i w_i^2 (s_i^2 + beta^2)`` over
+  both teams and ``t = Delta/c``, ``e = eps/c``:
+  ``mu_i' = mu_i +- w_i s_i^2 / c * v(t, e)``, ``sigma_i'^2 = s_i^2 (1 - w_i^2 s_i^2 / c^2 *
+  w(t, e))``, ``+`` for team A, ``-`` for team B, with the win functions
+  ``v = phi(t - e)/Phi(t - e)``, ``w = v (v + t - e)`` or the draw functions
+  ``v = (phi(-e - t) - phi(e - t))/(Phi(e - t) - Phi(-e - t))``,
+  ``w = v^2 + ((e - t) phi(e - t) + (e + t) phi(-e - t))/(Phi(e - t) - Phi(-e - t))``.
+* **More teams**: expectation propagation on the chain of team differences with the
+  ``trueskill`` package's schedule: at most ``max_iterations`` sweeps (forward over
+  differences ``0 .. T-3``, then backward over ``T-2 .. 1``), each difference's
+  truncation message moment-matched with the ``v``/``w`` above, until the largest change
+  of a difference marginal (``max(|tau change|, sqrt(|pi change|))`` in natural
+  parameters) is at most ``tolerance``; then every player's posterior given his team's
+  incoming message ``N(m_k, v_k)``: ``mu_i' = mu_i + w_i s_i^2 (m_k - mu_T)/(V_T + v_k)``,
+  ``sigma_i'^2 = s_i^2 - w_i^2 s_i^4/(V_T + v_k)`` (``V_T = sum w_j^2 (s_j^2 + beta^2)``).
+  Matches still above the tolerance after ``max_iterations`` sweeps keep their last
+  messages and are listed in ``Ratings.unconverged`` (stored match indices).
+
+**Tail safety**: ``v`` and ``w`` are evaluated with ``erfc`` (not ``1 - erf``) and, far in
+the tail of a win (``t - e < -30``, where ``Phi`` loses all precision), from the
+continued fraction of the Mills ratio, with ``1 - w`` formed without cancellation; the
+draw ``w`` is kept in ``[0, 1)``. So ratings stay finite and ordered where the
+``trueskill`` package fails (its issue #22: a 20,000-player free-for-all gives negative
+sigmas or NaN).
+
+**Partial play**: a seat's weight ``w_i`` in [0, 1] scales his share of the team
+performance; a weight-0 seat is left out entirely (not in the sums, not in the draw
+margin's ``n``, no dynamics, unchanged, not counted in ``games_played``). (The
+``trueskill`` package raises weight 0 to ``0.0001`` and counts the player in ``n``.)
+
+**Predictions** (walk-forward, from the ratings before the match, dynamics included):
+for teams A and B, ``d = t_A - t_B ~ N(Delta, c^2)`` as above, so
+``P(A wins) = Phi((Delta - eps)/c)``, ``P(B wins) = Phi((-Delta - eps)/c)``, and A's
+expected score is ``(1 + P(A wins) - P(B wins))/2`` (a draw counts half); that is
+``Ratings.pair_predictions`` for every pair of teams (each pair with its own draw
+margin). A team's win probability (``Ratings.predictions``): with two teams, its
+expected score; with more, the normalised product of its pairwise expected scores,
+``p_k = prod_j E_kj / sum_l prod_j E_lj`` (computed in logs), a cheap approximation of
+the probability that its performance is the highest; the values of a match sum to 1.
+
+The conservative ``rating`` is ``mu - conservative_k * sigma`` (``trueskill.expose`` with
+its default ``k = mu/sigma = 3``).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import check_number, check_type
+from fastrate.data import Ratings
+from fastrate.errors import InputError
+from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
+
+__all__ = ["TrueSkillConfig", "rate", "rate_match", "expected_score", "win_probability",
+           "draw_probability", "draw_margin", "match_quality", "STATE"]
+
+_INF = math.inf
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
+#: below this ``t - e`` the win functions use the Mills-ratio continued fraction
+_TAIL = -30.0
+#: terms of that continued fraction (ample at |x| >= 30)
+_CF_TERMS = 24
+
+
+@dataclass(frozen=True)
+class TrueSkillConfig:
+    """Parameters of a TrueSkill run (all validated on construction); the defaults are
+    those of the paper and the ``trueskill`` package.
+
+    ``mu``, ``sigma``: a new player's belief; ``beta``: the performance deviation (a
+    ``beta`` lead is about a 76% chance of winning); ``tau``: the dynamics, added in
+    quadrature to every player's sigma before each of his matches; ``draw_probability``:
+    the chance of a draw between two equal teams, which sets the draw margin;
+    ``conservative_k``: ``rating = mu - conservative_k * sigma``; ``tolerance`` and
+    ``max_iterations``: the stopping rule of the message schedule for three or more
+    teams (the ``trueskill`` package's ``min_delta`` 0.0001 and its 10 sweeps).
+    """
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    tau: float = 25.0 / 300.0
+    draw_probability: float = 0.10
+    conservative_k: float = 3.0
+    tolerance: float = 1e-4
+    max_iterations: int = 10
+
+    def __post_init__(self) -> None:
+        o = "TrueSkillConfig"
+        check_number(o, "mu", self.mu, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        for name in ("sigma", "beta", "tolerance"):
+            check_number(o, name, getattr(self, name), lo=0.0, hi=_INF, lo_open=True,
+                         hi_open=True)
+        check_number(o, "tau", self.tau, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "draw_probability", self.draw_probability, lo=0.0, hi=1.0,
+                     hi_open=True)
+        check_number(o, "conservative_k", self.conservative_k, lo=-_INF, hi=_INF,
+                     lo_open=True, hi_open=True)
+        check_number(o, "max_iterations", self.max_iterations, lo=1.0, hi=1e6, integer=True)
+
+    def draw_factor(self) -> float:
+        """``Phi^-1((draw_probability + 1)/2) * beta``: the draw margin of two players
+        (divided by ``sqrt(2)``); ``n`` players give ``draw_factor() * sqrt(n)``."""
+        return statistics.NormalDist().inv_cdf((self.draw_probability + 1.0) / 2.0) * self.beta
+
+
+class _Params(NamedTuple):
+    """Scalar parameters of the kernel."""
+
+    beta2: float
+    tau2: float
+    draw_factor: float
+    tolerance: float
+    max_iterations: int
+    predict: bool
+
+
+# ----------------------------------------------------------------------------------
+# kernels
+
+
+@inline_kernel
+def _cdf(x):
+    """Standard normal cdf by ``erfc`` (relative accuracy in the lower tail)."""
+    return 0.5 * math.erfc(-x / 1.4142135623730951)
+
+
+@inline_kernel
+def _mills_cf(z, k0):
+    """``G_k0(z)`` of the Mills-ratio continued fraction ``G_k = 1/(z + (k+1) G_{k+1})``
+    (``1/G_0`` ... : ``Phi(-z)/phi(z) = 1/(z + G_1)``), for z >= 30, evaluated bottom up."""
+    g = 0.0
+    for k in range(k0 + _CF_TERMS, k0 - 1, -1):
+        g = 1.0 / (z + (k + 1) * g)
+    return g
+
+
+@inline_kernel
+def _v_w_win(x):
+    """``(v, 1 - w)`` of a win with ``x = t - e``: ``v = phi(x)/Phi(x)``,
+    ``w = v (v + x)``; below ``x = -30`` from the continued fraction (``v = z + G_1``,
+    ``1 - w = G_1 (2 G_2 - G_1)``, ``z = -x``), with no cancellation."""
+    if x >= _TAIL:
+        p = _cdf(x)
+        v = _INV_SQRT2PI * math.exp(-0.5 * x * x) / p
+        return v, 1.0 - v * (v + x)
+    z = -x
+    g2 = _mills_cf(z, 2)
+    g1 = 1.0 / (z + 2.0 * g2)
+    return z + g1, g1 * (2.0 * g2 - g1)
+
+
+@inline_kernel
+def _v_w_draw(t, e):
+    """``(v, 1 - w)`` of a draw with ``t`` the standardised difference and ``e`` the
+    standardised margin (> 0), from the moments of ``N(t, 1)`` truncated to ``[-e, e]``;
+    computed at ``|t|``, ``v`` then takes the sign of ``t`` (as the package). Far in the
+    tail (``|t| - e > 30``) from Mills ratios; ``1 - w`` is clamped to (0, 1]."""
+    s = 1.0 if t >= 0.0 else -1.0
+    at = abs(t)
+    a = e - at
+    b = -e - at
+    if a >= _TAIL:
+        den = _cdf(a) - _cdf(b)
+        pa = _INV_SQRT2PI * math.exp(-0.5 * a * a)
+        pb = _INV_SQRT2PI * math.exp(-0.5 * b * b)
+        v = (pb - pa) / den
+        w = v * v + (a * pa - b * pb) / den
+    else:
+        z1 = -a
+        z2 = -b
+        m1 = 1.0 / (z1 + _mills_cf(z1, 1))
+        m2 = 1.0 / (z2 + _mills_cf(z2, 1))
+        r = math.exp(-2.0 * e * at)  # phi(b)/phi(a)
+        k = m1 - r * m2
+        v = (r - 1.0) / k
+        w = v * v + (r * z2 - z1) / k
+    omw = 1.0 - w
+    if omw > 1.0:
+        omw = 1.0
+    if not omw > 2.2250738585072014e-308:
+        omw = 2.2250738585072014e-308
+    return s * v, omw
+
+
+@inline_kernel
+def _v_w(t, e, tie):
+    if tie:
+        return _v_w_draw(t, e)
+    return _v_w_win(t - e)
+
+
+@inline_kernel
+def _pair_score(d, var, eps):
+    """``(P(first wins), P(second wins))`` for a difference ``N(d, var)`` and margin eps."""
+    c = math.sqrt(var)
+    return _cdf((d - eps) / c), _cdf((-d - eps) / c)
+
+
+@kernel
+def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, pred,
+                      pair_pred, unconverged):
+    """TrueSkill over all matches in stored order (teams best first). Updates ``mu``,
+    ``sigma`` (per player) and ``games`` in place; writes ``pred`` (per team),
+    ``pair_pred`` (per pair of teams, :func:`fastrate.data.matches.pair_offsets`
+    order) when ``params.predict``, and ``unconverged[m] = 1`` for a match whose
+    schedule stopped at ``max_iterations``. Seats of weight 0 are skipped."""
+    n_matches = mto.shape[0] - 1
+    beta2 = params.beta2
+    tau2 = params.tau2
+    dfac = params.draw_factor
+    tol = params.tolerance
+    max_it = params.max_iterations
+    predict = params.predict
+    max_t = 2
+    for m in range(n_matches):
+        if mto[m + 1] - mto[m] > max_t:
+            max_t = mto[m + 1] - mto[m]
+    tm = np.empty(max_t)  # team mean, variance of performance, players (weight > 0)
+    tv = np.empty(max_t)
+    tn = np.empty(max_t)
+    lp = np.empty(max_t)  # message from the difference below / above (natural params)
+    lt = np.empty(max_t)
+    rp = np.empty(max_t)
+    rt = np.empty(max_t)
+    qp = np.empty(max_t)  # truncation messages of the differences
+    qt = np.empty(max_t)
+    marg = np.empty(max_t)  # draw margins of the differences
+    lg = np.empty(max_t)  # log-scores for the multi-team win probabilities
+    pair = 0
+    for m in range(n_matches):
+        t0 = mto[m]
+        nt = mto[m + 1] - t0
+        s0 = tpo[t0]
+        # -- the 1v1 fast path ---------------------------------------------------
+        if nt == 2 and tpo[t0 + 2] - s0 == 2 and weight[s0] == 1.0 and weight[s0 + 1] == 1.0:
+            a = player[s0]
+            b = player[s0 + 1]
+            sa = sigma[a] * sigma[a] + tau2
+            sb = sigma[b] * sigma[b] + tau2
+            c2 = sa + sb + 2.0 * beta2
+            c = math.sqrt(c2)
+            d = mu[a] - mu[b]
+            eps = dfac * 1.4142135623730951
+            tie = rank[t0] == rank[t0 + 1]
+            pw = 0.0
+            if predict or not tie:
+                pw = _cdf((d - eps) / c)
+            if predict:
+                pl = _cdf((-d - eps) / c)
+                e0 = 0.5 * (1.0 + pw - pl)
+                pred[t0] = e0
+                pred[t0 + 1] = 1.0 - e0
+                pair_pred[pair] = e0
+                pair += 1
+            if tie:
+                v, omw = _v_w_draw(d / c, eps / c)
+            else:
+                x = (d - eps) / c
+                if x >= _TAIL:
+                    v = _INV_SQRT2PI * math.exp(-0.5 * x * x) / pw
+                    omw = 1.0 - v * (v + x)
+                else:
+                    v, omw = _v_w_win(x)
+            w = 1.0 - omw
+            mu[a] += sa / c * v
+            mu[b] -= sb / c * v
+            sigma[a] = math.sqrt(sa * (1.0 - sa / c2 * w))
+            sigma[b] = math.sqrt(sb * (1.0 - sb / c2 * w))
+            games[a] += 1
+            games[b] += 1
+            continue
+        # -- teams: priors -------------------------------------------------------
+        for k in range(nt):
+            sm = 0.0
+            sv = 0.0
+            cnt = 0.0
+            for s in range(tpo[t0 + k], tpo[t0 + k + 1]):
+                ws = weight[s]
+                if ws > 0.0:
+                    p = player[s]
+                    sm += ws * mu[p]
+                    sv += ws * ws * (sigma[p] * sigma[p] + tau2 + beta2)
+                    cnt += 1.0
+            tm[k] = sm
+            tv[k] = sv
+            tn[k] = cnt
+        # -- predictions ---------------------------------------------------------
+        if predict:
+            if nt == 2:
+                pw, pl = _pair_score(tm[0] - tm[1], tv[0] + tv[1], dfac * math.sqrt(tn[0] + tn[1]))
+                e0 = 0.5 * (1.0 + pw - pl)
+                pred[t0] = e0
+                pred[t0 + 1] = 1.0 - e0
+                pair_pred[pair] = e0
+                pair += 1
+            else:
+                for k in range(nt):
+                    lg[k] = 0.0
+                for i in range(nt):
+                    for j in range(i + 1, nt):
+                        pw, pl = _pair_score(tm[i] - tm[j], tv[i] + tv[j],
+                                             dfac * math.sqrt(tn[i] + tn[j]))
+                        e0 = 0.5 * (1.0 + pw - pl)
+                        pair_pred[pair] = e0
+                        pair += 1
+                        lg[i] += math.log(e0)
+                        lg[j] += math.log(1.0 - e0)
+                top = lg[0]
+                for k in range(1, nt):
+                    if lg[k] > top:
+                        top = lg[k]
+                tot = 0.0
+                for k in range(nt):
+                    lg[k] = math.exp(lg[k] - top)
+                    tot += lg[k]
+                for k in range(nt):
+                    pred[t0 + k] = lg[k] / tot
+        # -- messages ------------------------------------------------------------
+        for k in range(nt):
+            lp[k] = 0.0
+            lt[k] = 0.0
+            rp[k] = 0.0
+            rt[k] = 0.0
+            qp[k] = 0.0
+            qt[k] = 0.0
+            marg[k] = dfac * math.sqrt(tn[k] + tn[k + 1]) if k < nt - 1 else 0.0
+        nd = nt - 1
+        if nd == 1:
+            _diff_update(0, tm, tv, lp, lt, rp, rt, qp, qt, marg,
+                         rank[t0] == rank[t0 + 1])
+        else:
+            it = 0
+            delta = _INF
+            while it < max_it:
+                delta = 0.0
+                for x in range(nd - 1):
+                    dl = _diff_update(x, tm, tv, lp, lt, rp, rt, qp, qt, marg,
+                                      rank[t0 + x] == rank[t0 + x + 1])
+                    if dl > delta:
+                        delta = dl
+                    _send_right(x, tm, tv, lp, lt, rp, rt, qp, qt)
+                for x in range(nd - 1, 0, -1):
+                    dl = _diff_update(x, tm, tv, lp, lt, rp, rt, qp, qt, marg,
+                                      rank[t0 + x] == rank[t0 + x + 1])
+                    if dl > delta:
+                        delta = dl
+                    _send_left(x, tm, tv, lp, lt, rp, rt, qp, qt)
+                it += 1
+                if delta <= tol:
+                    break
+            if not delta <= tol:
+                unconverged[m] = 1
+        _send_left(0, tm, tv, lp, lt, rp, rt, qp, qt)
+        _send_right(nd - 1, tm, tv, lp, lt, rp, rt, qp, qt)
+        # -- players -------------------------------------------------------------
+        for k in range(nt):
+            cp = lp[k] + rp[k]
+            if not cp > 0.0:
+                cp = 0.0
+            ct = lt[k] + rt[k]
+            for s in range(tpo[t0 + k], tpo[t0 + k + 1]):
+                ws = weight[s]
+                if ws > 0.0:
+                    p = player[s]
+                    s2 = sigma[p] * sigma[p] + tau2
+                    if cp > 0.0:
+                        # denominator V_T + 1/cp, in the form (cp V_T + 1)/cp
+                        f = ws * s2 * cp / (cp * tv[k] + 1.0)
+                        mu[p] += f * (ct / cp - tm[k])
+                        sigma[p] = math.sqrt(s2 * (1.0 - ws * f))
+                    else:
+                        sigma[p] = math.sqrt(s2)
+                    games[p] += 1
+
+
+@inline_kernel
+def _diff_update(x, tm, tv, lp, lt, rp, rt, qp, qt, marg, tie):
+    """Difference ``x``: its downward message from the teams' cavities (team ``x``
+    without its message from below, team ``x+1`` without its message from above), the
+    truncation's moment match, the new truncation message; returns the change of the
+    difference's marginal (``max(|d tau|, sqrt|d pi|)``, as the package)."""
+    # cavity of team x: prior * message from the difference above it (rp)
+    p0 = 1.0 / tv[x] + rp[x]
+    m0 = (tm[x] / tv[x] + rt[x]) / p0
+    p1 = 1.0 / tv[x + 1] + lp[x + 1]
+    m1 = (tm[x + 1] / tv[x + 1] + lt[x + 1]) / p1
+    var = 1.0 / p0 + 1.0 / p1
+    dp = 1.0 / var
+    dt = dp * (m0 - m1)
+    sq = math.sqrt(dp)
+    v, omw = _v_w(dt / sq, marg[x] * sq, tie)
+    np_ = dp / omw
+    nt_ = (dt + sq * v) / omw
+    delta = abs(nt_ - (dt + qt[x]))
+    dpi = math.sqrt(abs(np_ - (dp + qp[x])))
+    if dpi > delta:
+        delta = dpi
+    qp[x] = np_ - dp
+    qt[x] = nt_ - dt
+    return delta
+
+
+@inline_kernel
+def _send_right(x, tm, tv, lp, lt, rp, rt, qp, qt):
+    """Difference ``x`` -> team ``x+1``: ``t_{x+1} = t_x - d_x``."""
+    if not qp[x] > 0.0:
+        rp[x + 1] = 0.0
+        rt[x + 1] = 0.0
+        return
+    p0 = 1.0 / tv[x] + rp[x]
+    m0 = (tm[x] / tv[x] + rt[x]) / p0
+    var = 1.0 / p0 + 1.0 / qp[x]
+    rp[x + 1] = 1.0 / var
+    rt[x + 1] = (m0 - qt[x] / qp[x]) / var
+
+
+@inline_kernel
+def _send_left(x, tm, tv, lp, lt, rp, rt, qp, qt):
+    """Difference ``x`` -> team ``x``: ``t_x = d_x + t_{x+1}``."""
+    if not qp[x] > 0.0:
+        lp[x] = 0.0
+        lt[x] = 0.0
+        return
+    p1 = 1.0 / tv[x + 1] + lp[x + 1]
+    m1 = (tm[x + 1] / tv[x + 1] + lt[x + 1]) / p1
+    var = 1.0 / p1 + 1.0 / qp[x]
+    lp[x] = 1.0 / var
+    lt[x] = (m1 + qt[x] / qp[x]) / var
+
+
+# ----------------------------------------------------------------------------------
+# public API
+
+
+def _params(config: TrueSkillConfig, predict: bool = True) -> _Params:
+    return _Params(float(config.beta) ** 2, float(config.tau) ** 2, config.draw_factor(),
+                   float(config.tolerance), int(config.max_iterations), bool(predict))
+
+
+def draw_margin(n_players: Any, config: TrueSkillConfig = TrueSkillConfig()) -> Any:
+    """The draw margin ``Phi^-1((draw_probability + 1)/2) sqrt(n_players) beta`` of two
+    teams with ``n_players`` players between them (``trueskill.calc_draw_margin``).
+
+    >>> round(float(draw_margin(2)), 6)
+    0.740466
+    """
+    return config.draw_factor() * np.sqrt(np.asarray(n_players, dtype=np.float64))
+
+
+def _two_team(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any, n_players: Any,
+              config: TrueSkillConfig) -> tuple[Any, Any]:
+    from statistics import NormalDist
+
+    check_type(config, TrueSkillConfig, "config must be a TrueSkillConfig")
+    n = np.asarray(n_players, dtype=np.float64)
+    if (n < 2).any():
+        raise InputError(f"n_players must be >= 2 (the players of both teams); got {n_players!r}")
+    d = np.asarray(mu_a, dtype=np.float64) - np.asarray(mu_b, dtype=np.float64)
+    var = (np.asarray(sigma_a, dtype=np.float64) ** 2 + np.asarray(sigma_b, dtype=np.float64) ** 2
+           + n * (config.beta ** 2 + config.tau ** 2))
+    c = np.sqrt(var)
+    eps = draw_margin(n, config)
+    cdf = np.vectorize(NormalDist().cdf, otypes=[np.float64])
+    return cdf((d - eps) / c), cdf((-d - eps) / c)
+
+
+def win_probability(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any, n_players: Any = 2,
+                    config: TrueSkillConfig = TrueSkillConfig()) -> Any:
+    """P(A beats B) = ``Phi((mu_a - mu_b - eps)/c)``, ``c^2 = sigma_a^2 + sigma_b^2 +
+    n_players (beta^2 + tau^2)``, ``eps`` the :func:`draw_margin` of ``n_players``.
+    For teams pass ``mu = sum of mu`` and ``sigma = sqrt(sum of sigma^2)`` of each team
+    (unit weights) and the players of both teams as ``n_players``. NumPy-vectorised.
+
+    >>> round(float(win_probability(25, 25 / 3, 25, 25 / 3)), 6)
+    0.450003
+    """
+    return _two_team(mu_a, sigma_a, mu_b, sigma_b, n_players, config)[0]
+
+
+def draw_probability(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any, n_players: Any = 2,
+                     config: TrueSkillConfig = TrueSkillConfig()) -> Any:
+    """P(draw) = ``1 - P(A wins) - P(B wins)`` (see :func:`win_probability`); between
+    equal players with no uncertainty it is the config's ``draw_probability``.
+
+    >>> round(float(draw_probability(25, 0, 25, 0, config=TrueSkillConfig(tau=0.0))), 6)
+    0.1
+    """
+    pw, pl = _two_team(mu_a, sigma_a, mu_b, sigma_b, n_players, config)
+    return 1.0 - pw - pl
+
+
+def expected_score(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any, n_players: Any = 2,
+                   config: TrueSkillConfig = TrueSkillConfig()) -> Any:
+    """A's expected score against B: ``P(A wins) + P(draw)/2 = (1 + P(A wins) -
+    P(B wins))/2`` (see :func:`win_probability`); what :func:`rate` stores as the
+    walk-forward prediction of two teams.
+
+    >>> round(float(expected_score(30, 4, 25, 4)), 4)
+    0.7467
+    """
+    pw, pl = _two_team(mu_a, sigma_a, mu_b, sigma_b, n_players, config)
+    return 0.5 * (1.0 + pw - pl)
+
+
+def match_quality(teams: Sequence[Sequence[tuple[float, float]]],
+                  weights: Sequence[Sequence[float]] | None = None,
+                  config: TrueSkillConfig = TrueSkillConfig()) -> float:
+    """The match quality of Herbrich et al. (the draw probability of the match relative
+    to a draw of equal teams; ``trueskill.quality``) for any number of teams:
+    ``sqrt(det(beta^2 A^T A) / det(beta^2 A^T A + A^T S A)) exp(-mu^T A (beta^2 A^T A +
+    A^T S A)^-1 A^T mu / 2)``, ``A`` the (players x differences) matrix of the chain of
+    adjacent team differences (``+w`` for the team, ``-w`` for the next), ``S`` the
+    diagonal of ``sigma^2`` (no dynamics, as the package). ``teams`` is a list of teams,
+    each a list of ``(mu, sigma)`` pairs; ``weights`` partial-play weights like it.
+
+    >>> round(match_quality([[(25, 25 / 3)], [(25, 25 / 3)]]), 3)
+    0.447
+    """
+    check_type(config, TrueSkillConfig, "config must be a TrueSkillConfig")
+    flat, ws, team_of = _flat_teams(teams, weights)
+    n_t = len(teams)
+    mu = flat[:, 0]
+    var = flat[:, 1] ** 2
+    a = np.zeros((flat.shape[0], n_t - 1))
+    for k in range(n_t - 1):
+        a[team_of == k, k] = ws[team_of == k]
+        a[team_of == k + 1, k] = -ws[team_of == k + 1]
+    b2 = float(config.beta) ** 2
+    ata = b2 * a.T @ a
+    middle = ata + a.T @ (var[:, None] * a)
+    am = a.T @ mu
+    e_arg = -0.5 * float(am @ np.linalg.solve(middle, am))
+    s_arg = np.linalg.det(ata) / np.linalg.det(middle)
+    return float(math.exp(e_arg) * math.sqrt(s_arg))
+
+
+def _flat_teams(teams: Any, weights: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if not isinstance(teams, Sequence) or len(teams) < 2:
+        raise InputError(f"teams must be a list of at least two teams; got {teams!r}")
+    rows, team_of, ws = [], [], []
+    if weights is not None and len(weights) != len(teams):
+        raise InputError(f"weights must have one list per team ({len(teams)}); got "
+                         f"{len(weights)}")
+    for k, team in enumerate(teams):
+        if len(team) == 0:
+            raise InputError(f"team {k} is empty; every team needs a player")
+        if weights is not None and len(weights[k]) != len(team):
+            raise InputError(f"weights of team {k} must have {len(team)} values; got "
+                             f"{len(weights[k])}")
+        for i, player in enumerate(team):
+            try:
+                m, s = (float(x) for x in player)
+            except (TypeError, ValueError):
+                raise InputError(f"team {k}, player {i}: expected a (mu, sigma) pair; got "
+                                 f"{player!r}") from None
+            if not (math.isfinite(m) and math.isfinite(s) and s > 0.0):
+                raise InputError(f"team {k}, player {i}: mu must be finite and sigma > 0; "
+                                 f"got ({m!r}, {s!r})")
+            w = 1.0 if weights is None else float(weights[k][i])
+            if not 0.0 <= w <= 1.0:
+                raise InputError(f"team {k}, player {i}: weight must be in [0, 1]; got {w!r}")
+            rows.append((m, s))
+            team_of.append(k)
+            ws.append(w)
+    return (np.array(rows, dtype=np.float64), np.array(ws, dtype=np.float64),
+            np.array(team_of, dtype=np.int64))
+
+
+def rate_match(teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[Any] | None = None,
+               weights: Sequence[Sequence[float]] | None = None,
+               config: TrueSkillConfig = TrueSkillConfig()) -> list[list[tuple[float, float]]]:
+    """One match on its own (like ``trueskill.rate``): ``teams`` is a list of teams, each
+    a list of ``(mu, sigma)`` pairs; ``ranks`` one value per team, lower is better,
+    equal is a tie (default: the order given); ``weights`` partial play in [0, 1].
+    Returns the new ``(mu, sigma)`` pairs in the same structure. No predictions are
+    computed, so a free-for-all of any size is cheap.
+
+    >>> [[tuple(round(x, 3) for x in p) for p in t]
+    ...  for t in rate_match([[(25, 25 / 3)], [(25, 25 / 3)]])]
+    [[(29.396, 7.171)], [(20.604, 7.171)]]
+    """
+    check_type(config, TrueSkillConfig, "config must be a TrueSkillConfig")
+    flat, ws, team_of = _flat_teams(teams, weights)
+    n_t = len(teams)
+    r = np.arange(n_t, dtype=np.float64) if ranks is None else np.asarray(ranks, np.float64)
+    if r.shape != (n_t,) or not np.isfinite(r).all():
+        raise InputError(f"ranks must be {n_t} finite numbers (one per team); got {ranks!r}")
+    for k in range(n_t):
+        if not (ws[team_of == k] > 0.0).any():
+            raise InputError(f"team {k} has no player of weight > 0")
+    order = np.argsort(r, kind="stable")
+    sizes = np.bincount(team_of, minlength=n_t)[order]
+    tpo = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    seats = np.concatenate([np.flatnonzero(team_of == k) for k in order]).astype(np.int64)
+    rank = np.searchsorted(np.sort(r), r[order], side="left").astype(np.int64)
+    _check_ties(rank, np.array([0, n_t], np.int64), config)
+    mu = np.ascontiguousarray(flat[:, 0])
+    sigma = np.ascontiguousarray(flat[:, 1])
+    games = np.zeros(flat.shape[0], dtype=np.int64)
+    unconverged = np.zeros(1, dtype=np.int8)
+    _trueskill_kernel(np.array([0, n_t], np.int64), tpo, seats, rank,
+                      np.ascontiguousarray(ws[seats]), mu, sigma, games,
+                      _params(config, predict=False), np.empty(0), np.empty(0), unconverged)
+    out: list[list[tuple[float, float]]] = []
+    for k in range(n_t):
+        idx = np.flatnonzero(team_of == k)
+        out.append([(float(mu[i]), float(sigma[i])) for i in idx])
+    return out
+
+
+def _check_ties(rank: np.ndarray, mto: np.ndarray, config: TrueSkillConfig) -> None:
+    """A tie needs a draw margin: refuse ties when ``draw_probability`` is 0."""
+    if config.draw_probability > 0.0 or rank.shape[0] < 2:
+        return
+    same = rank[1:] == rank[:-1]
+    same[mto[1:-1] - 1] = False  # the last team of a match and the first of the next
+    if same.any():
+        t = int(np.argmax(same))
+        m = int(np.searchsorted(mto, t, side="right") - 1)
+        raise InputError(f"match {m} has a tie, but draw_probability is 0 (no draw margin); "
+                         "set TrueSkillConfig(draw_probability=...) above 0")
+
+
+def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = None) -> Ratings:
+    """Rate :class:`~fastrate.data.Matches` (or two-player :class:`~fastrate.Games`) with
+    TrueSkill, match by match in stored order.
+
+    Returns ``mu``, ``sigma``, ``games_played`` and the conservative ``rating = mu -
+    conservative_k * sigma``; ``predictions`` (each team's walk-forward win
+    probability, stored team order) and ``pair_predictions`` (each pair's expected
+    score) as the module docstring describes. ``Ratings.unconverged`` holds the stored
+    indices (int64) of the matches of three or more teams whose schedule stopped at
+    ``max_iterations`` still above ``tolerance`` (their last messages are used), empty
+    when every match converged. ``initial`` continues from a previous run's
+    :class:`Ratings` (or its table, or a mapping ``name -> mu``).
+    """
+    check_type(config, TrueSkillConfig, "config must be a TrueSkillConfig")
+    matches = as_matches(data, "trueskill")
+    mu, sigma, games, matches = resolve_skills(matches, initial, mu=config.mu,
+                                               sigma=config.sigma)
+    _check_ties(matches.rank, matches.match_team_offsets, config)
+    pred = np.empty(matches.n_teams, dtype=np.float64)
+    pair_pred = np.empty(int(matches.pair_offsets()[-1]), dtype=np.float64)
+    unconverged = np.zeros(matches.n_matches, dtype=np.int8)
+    _trueskill_kernel(matches.match_team_offsets, matches.team_player_offsets, matches.player,
+                      matches.rank, matches.weight_or_one(), mu, sigma, games,
+                      _params(config), pred, pair_pred, unconverged)
+    rating = mu - float(config.conservative_k) * sigma
+    out = Ratings("trueskill", matches.players, rating, games, pred, config,
+                  state={"mu": mu, "sigma": sigma}, pair_predictions=pair_pred,
+                  unconverged=np.flatnonzero(unconverged).astype(np.int64))
+    # the table order of STATE (Ratings puts unknown columns after games_played)
+    out.state = {c.name: out.state[c.name] for c in STATE}
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# the protocol (fastrate.systems): the per-player state a continued run needs
+
+#: per-player state columns, in table order (``initial=`` reads them back)
+STATE = SKILL_STATE
