@@ -518,6 +518,11 @@ def _check_same(values: np.ndarray, ref: np.ndarray, column: str, what: str, src
 def _check_repeats(pid: np.ndarray, mid: np.ndarray, index: PlayerIndex, mlabels: np.ndarray,
                    src: Source) -> None:
     """A player sits at most once in a match."""
+    n_players = max(len(index), 1)
+    if mid.shape[0] and int(mid.max()) < np.iinfo(np.int64).max // n_players - 1:
+        key = np.sort(mid * n_players + pid)  # one int64 sort: the fast check
+        if not (key[1:] == key[:-1]).any():
+            return
     o = np.lexsort((pid, mid))
     ps, ms = pid[o], mid[o]
     dup = (ps[1:] == ps[:-1]) & (ms[1:] == ms[:-1])

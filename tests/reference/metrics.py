@@ -113,3 +113,71 @@ def burn_in_mask(periods, k):
             seen.append(q)
         out.append(len(seen) > k)
     return out
+
+
+# ----------------------------------------------------------------------------------
+# matches: one list of teams per match
+
+
+def _avg_ranks(values):
+    """1-based ranks of ``values`` (lower first), ties averaged."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return out
+
+
+def _spearman(a, b):
+    ra, rb = _avg_ranks(a), _avg_ranks(b)
+    ma, mb = math.fsum(ra) / len(ra), math.fsum(rb) / len(rb)
+    cov = math.fsum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = math.fsum((x - ma) ** 2 for x in ra)
+    vb = math.fsum((y - mb) ** 2 for y in rb)
+    if va <= 1e-12 or vb <= 1e-12:
+        return None
+    return cov / math.sqrt(va * vb)
+
+
+def match_summary(matches, mask=None):
+    """``matches``: list of ``(win, pair, rank)`` per match -- win probabilities and
+    ranks per team, and ``pair[(i, j)]`` (i < j) the expected score of team i against
+    team j. The metrics of fastrate.metrics.match_summary, from their definitions."""
+    chosen = [m for k, m in enumerate(matches) if mask is None or mask[k]]
+    wll, wacc, pll, hits, rhos = [], [], [], [], []
+    n_pairs = 0
+    for win, pair, rank in chosen:
+        t = len(win)
+        winners = [i for i in range(t) if rank[i] == 1]
+        wll.append(math.fsum(-math.log(max(win[i], EPS)) for i in winners) / len(winners))
+        best = max(win)
+        favs = [i for i in range(t) if win[i] == best]
+        wacc.append(sum(1.0 for i in favs if i in winners) / len(favs))
+        lost = [0.0] * t
+        for i in range(t):
+            for j in range(i + 1, t):
+                p = pair[(i, j)]
+                y = 1.0 if rank[i] < rank[j] else (0.0 if rank[i] > rank[j] else 0.5)
+                pc = _clip(p)
+                pll.append(-(y * math.log(pc) + (1 - y) * math.log(1 - pc)))
+                n_pairs += 1
+                if y != 0.5:
+                    hits.append(0.5 if p == 0.5 else float((p > 0.5) == (y == 1.0)))
+                lost[i] += 1.0 - p
+                lost[j] += p
+        rho = _spearman([round(1.0 + x, 9) for x in lost], list(rank))
+        if rho is not None:
+            rhos.append(rho)
+
+    def mean(v):
+        return math.fsum(v) / len(v) if v else math.nan
+
+    return {"n": len(chosen), "n_pairs": n_pairs, "winner_log_loss": mean(wll),
+            "winner_accuracy": mean(wacc), "pair_log_loss": mean(pll),
+            "pair_accuracy": mean(hits), "rank_correlation": mean(rhos)}
