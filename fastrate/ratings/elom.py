@@ -211,7 +211,12 @@ def team_ratings(m, mto, tpo, player, weight, has_weight, rating, team_r):
 @inline_kernel
 def match_predictions(m, mto, team_r, factor, pred, pair_pred, p0):
     """Luce win probabilities of match ``m``'s teams into ``pred`` and the Elo expected
-    score of every pair (``i < j``, from ``p0`` on) into ``pair_pred``."""
+    score of every pair (``i < j``, from ``p0`` on) into ``pair_pred``.
+
+    With ``x_i = 10^((R_i - max R)/s)``, ``pred_i = x_i / sum x`` and the pair's
+    ``1/(1 + 10^((R_j - R_i)/s)) = x_i / (x_i + x_j) = pred_i / (pred_i + pred_j)``: one
+    exponential per team instead of one per pair (:func:`logistic` when both underflow,
+    ratings more than 10^5 points below the best)."""
     t0 = mto[m]
     n_t = mto[m + 1] - t0
     top = team_r[0]
@@ -222,22 +227,33 @@ def match_predictions(m, mto, team_r, factor, pred, pair_pred, p0):
         e = exp((team_r[i] - top) * factor)
         pred[t0 + i] = e
         norm += e
+    inv = 1.0 / norm
     for i in range(n_t):
-        pred[t0 + i] /= norm
+        pred[t0 + i] *= inv
     p = p0
     for i in range(n_t):
+        pi = pred[t0 + i]
         for j in range(i + 1, n_t):
-            pair_pred[p] = logistic(team_r[i] - team_r[j], factor)
+            both = pi + pred[t0 + j]
+            if both > 0.0:
+                pair_pred[p] = pi / both
+            else:
+                pair_pred[p] = logistic(team_r[i] - team_r[j], factor)
             p += 1
 
 
 @kernel
-def _elom_kernel(mto, tpo, player, weight, team_base, starts, rating, games, delta, count,
-                 touched, team_r, k_start, k_final, k_games, spread, factor, pred, pair_pred):
+def _elom_kernel(mto, tpo, player, weight, rank, base_table, team_base, starts, rating, games,
+                 delta, count, touched, team_r, k_start, k_slope, k_final, k_games, spread,
+                 factor, pred, pair_pred):
     """PlayerRatings' ``elom`` over the periods ``starts`` (match offsets): sums of
     ``w (b - (R_t - A)/spread)`` per player with the period-start ratings, then
-    ``R += K(N) * sum`` and ``N += games`` at the period's end."""
+    ``R += K(N) * sum`` and ``N += games`` at the period's end. The base value ``b`` of
+    a team is ``team_base[t]`` when given (score mode), else ``base_table[(T - 1) nn +
+    rank - 1]`` (row ``T - 1``: the base vector of a game of ``T`` teams)."""
     has_weight = weight.shape[0] > 0
+    by_score = team_base.shape[0] > 0
+    nn = int(math.sqrt(base_table.shape[0]) + 0.5)
     p0 = 0
     for q in range(starts.shape[0] - 1):
         n_touched = 0
@@ -247,9 +263,11 @@ def _elom_kernel(mto, tpo, player, weight, team_base, starts, rating, games, del
             t0 = mto[m]
             n_t = mto[m + 1] - t0
             p0 += n_t * (n_t - 1) // 2
+            row = (n_t - 1) * nn - 1
             for i in range(n_t):
                 t = t0 + i
-                d = team_base[t] - (team_r[i] - avg) / spread
+                b = team_base[t] if by_score else base_table[row + rank[t]]
+                d = b - (team_r[i] - avg) / spread
                 for s in range(tpo[t], tpo[t + 1]):
                     w = weight[s] if has_weight else 1.0
                     if w > 0.0:
@@ -262,10 +280,7 @@ def _elom_kernel(mto, tpo, player, weight, team_base, starts, rating, games, del
         for j in range(n_touched):
             a = touched[j]
             n = games[a]
-            if n >= k_games:
-                k = k_final
-            else:
-                k = k_start - (k_start - k_final) * n / k_games
+            k = k_final if n >= k_games else k_start - k_slope * n
             rating[a] += k * delta[a]
             games[a] = n + count[a]
             delta[a] = 0.0
@@ -276,32 +291,34 @@ def _elom_kernel(mto, tpo, player, weight, team_base, starts, rating, games, del
 # the public function
 
 
-def _team_base(matches: Any, config: ElomConfig) -> np.ndarray:
-    """Every team's base value: by place from the (shrunk) base vector, or from its score."""
-    n_t = np.diff(matches.match_team_offsets)
+def _base_inputs(matches: Any, config: ElomConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``(base_table, team_base)`` of the kernel: the ``nn x nn`` table whose row
+    ``T - 1`` is the base vector of a game of ``T`` teams (flattened), and in score
+    mode every team's base value ``(score - origin)/scale`` (else empty)."""
     nn = len(config.base)
-    if config.mode == "score":
-        score = matches.score
-        if score is None:
-            raise InputError("elom with mode='score' needs the matches' scores: build them "
-                             "with a score column (Matches.from_arrays(..., score=...))")
-        bad = ~np.isfinite(score)
-        if bad.any():
-            t = int(np.argmax(bad))
-            raise InputError(f"elom with mode='score' needs a finite score for every team; "
-                             f"found {format_value(score[t])} in match "
-                             f"{_match_label(matches, int(matches.team_match()[t]))}")
-        return np.ascontiguousarray((score - config.score_origin) / config.score_scale)
-    if n_t.size and int(n_t.max()) > nn:
-        m = int(np.argmax(n_t > nn))
-        raise InputError(f"elom: match {_match_label(matches, m)} has {int(n_t[m])} players "
-                         f"(teams); 'base' has {nn} values (PlayerRatings' nn): give a longer "
-                         "base")
     table = np.zeros((nn, nn), dtype=np.float64)
     for n in range(1, nn + 1):
         table[n - 1, :n] = base_values(config.base, n)
-    size = np.repeat(n_t, n_t)
-    return np.ascontiguousarray(table[size - 1, matches.rank - 1])
+    if config.mode != "score":
+        n_t = np.diff(matches.match_team_offsets)
+        if n_t.size and int(n_t.max()) > nn:
+            m = int(np.argmax(n_t > nn))
+            raise InputError(f"elom: match {_match_label(matches, m)} has {int(n_t[m])} "
+                             f"players (teams); 'base' has {nn} values (PlayerRatings' nn): "
+                             "give a longer base")
+        return table.reshape(-1), np.empty(0, dtype=np.float64)
+    score = matches.score
+    if score is None:
+        raise InputError("elom with mode='score' needs the matches' scores: build them "
+                         "with a score column (Matches.from_arrays(..., score=...))")
+    bad = ~np.isfinite(score)
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise InputError(f"elom with mode='score' needs a finite score for every team; "
+                         f"found {format_value(score[t])} in match "
+                         f"{_match_label(matches, int(matches.team_match()[t]))}")
+    return (table.reshape(-1),
+            np.ascontiguousarray((score - config.score_origin) / config.score_scale))
 
 
 def _match_label(matches: Any, m: int) -> str:
@@ -322,7 +339,7 @@ def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None) -> R
     """
     matches = as_matches(data, "elom")
     check_type(config, ElomConfig, "config must be an ElomConfig")
-    team_base = _team_base(matches, config)
+    base_table, team_base = _base_inputs(matches, config)
     cols, matches = resolve_matches(matches, initial, STATE,
                                     {"rating": float(config.initial_rating)})
     rating = np.ascontiguousarray(cols["rating"], dtype=np.float64)
@@ -336,12 +353,14 @@ def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None) -> R
     weight = matches.weight if matches.weight is not None else np.empty(0, np.float64)
     pred = np.empty(matches.n_teams, dtype=np.float64)
     pair_pred = np.empty(int(pair_offsets(matches.match_team_offsets)[-1]), dtype=np.float64)
+    k_games = float(config.k_games)
+    k_slope = (config.k_start - config.k_final) / k_games if k_games > 0.0 else 0.0
     _elom_kernel(matches.match_team_offsets, matches.team_player_offsets, matches.player,
-                 weight, team_base, starts, rating, games, np.zeros(n), np.zeros(n, np.int64),
-                 np.empty(matches.n_seats, np.int64),
-                 np.empty(int(n_t.max()) if n_t.size else 1),
-                 float(config.k_start), float(config.k_final), float(config.k_games),
-                 float(config.spread), LN10 / float(config.scale), pred, pair_pred)
+                 weight, matches.rank, base_table, team_base, starts, rating, games,
+                 np.zeros(n), np.zeros(n, np.int64), np.empty(matches.n_seats, np.int64),
+                 np.empty(int(n_t.max()) if n_t.size else 1), float(config.k_start),
+                 float(k_slope), float(config.k_final), k_games, float(config.spread),
+                 LN10 / float(config.scale), pred, pair_pred)
     return Ratings("elom", matches.players, rating, games, pred, config,
                    pair_predictions=pair_pred)
 
