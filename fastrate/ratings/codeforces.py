@@ -58,7 +58,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import as_1d, as_float64, check_number, check_type, require
+from fastrate._validate import as_1d, as_float64, check_number, check_type, format_value, require
 from fastrate._vecmath import LN10, exp, fma, logistic
 from fastrate.data import Ratings
 from fastrate.data.state import GAMES_PLAYED, RATING
@@ -122,17 +122,16 @@ def _tdiv(a, b):
     return q
 
 
-@kernel
-def _fill_table(table, half):
-    """``table[d + half] = f(d)`` for ``d`` in ``[-half, half]``."""
-    for i in range(table.shape[0]):
-        table[i] = _f(i - half)
-
-
 @inline_kernel
 def _f_at(d, table, half):
+    """``f(d)`` through the table of ``d`` in ``[-half, half]``, which is filled on
+    first use (NaN: not yet computed); computed directly outside it."""
     if -half <= d <= half:
-        return table[d + half]
+        v = table[d + half]
+        if v != v:
+            v = _f(d)
+            table[d + half] = v
+        return v
     return _f(d)
 
 
@@ -299,9 +298,8 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
 
 
 def _table() -> np.ndarray:
-    table = np.empty(2 * _TABLE_HALF + 1, dtype=np.float64)
-    _fill_table(table, _TABLE_HALF)
-    return table
+    """The table of ``f`` that the kernels fill as they go."""
+    return np.full(2 * _TABLE_HALF + 1, np.nan, dtype=np.float64)
 
 
 def _check_ratings(values: np.ndarray, column: str, names: Any = None) -> np.ndarray:
@@ -313,7 +311,7 @@ def _check_ratings(values: np.ndarray, column: str, names: Any = None) -> np.nda
         i = int(np.argmax(bad))
         where = f"player {names[i]!r}" if names is not None else f"index {i}"
         raise InputError(f"{column}: Codeforces ratings are whole numbers in "
-                         f"[-{MAX_RATING}, {MAX_RATING}]; found {values[i]!r} for {where} "
+                         f"[-{MAX_RATING}, {MAX_RATING}]; found {format_value(values[i])} for {where} "
                          "(round them first)")
     return require(values.astype(np.int64), np.int64)
 
