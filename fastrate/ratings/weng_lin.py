@@ -370,6 +370,77 @@ def _weng_lin_1v1(player, rank, st, pred, prm):
 
 
 @kernel
+def _plackett_luce_ffa(mto, player, rank, st, pred, pair, prm):
+    """Plackett-Luce over matches of one-player teams without weights or margins
+    (free-for-alls): :func:`_weng_lin_kernel`'s update with every team sum a single
+    player's (so ``sigma_j^2 / sigma_T^2 = 1``), logistic predictions. The rank groups'
+    sums are running sums, O(k) per match of k teams."""
+    n_matches = mto.shape[0] - 1
+    kmax = 2
+    for m in range(n_matches):
+        kmax = max(kmax, mto[m + 1] - mto[m])
+    mu = np.empty(kmax)
+    var = np.empty(kmax)
+    ee = np.empty(kmax)
+    suf = np.empty(kmax)
+    beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
+    po = 0
+    for m in range(n_matches):
+        t0 = mto[m]
+        k = mto[m + 1] - t0
+        csum = 0.0
+        xmax = -math.inf
+        for i in range(k):
+            p = player[t0 + i]
+            mu[i] = st[2 * p]
+            var[i] = st[2 * p + 1] + tau2
+            csum += var[i] + beta2
+            xmax = max(xmax, mu[i])
+        c = math.sqrt(csum)
+        ic = 1.0 / c
+        tot = 0.0
+        for i in range(k):
+            ee[i] = exp((mu[i] - xmax) * ic)
+            tot += ee[i]
+        itot = 1.0 / tot
+        for i in range(k):
+            pred[t0 + i] = ee[i] * itot
+        for i in range(k):
+            for j in range(i + 1, k):
+                pair[po] = ee[i] / (ee[i] + ee[j])
+                po += 1
+        acc = 0.0
+        for i in range(k - 1, -1, -1):
+            acc += ee[i]
+            suf[i] = acc
+        # rank groups front to back: S_g = the e of the group and all behind it
+        r1 = 0.0
+        r2 = 0.0
+        i = 0
+        ic3 = ic * ic * ic
+        while i < k:
+            g1 = i + 1
+            while g1 < k and rank[t0 + g1] == rank[t0 + i]:
+                g1 += 1
+            inv = 1.0 / suf[i]
+            r1 += inv
+            r2 += inv * inv
+            inv_a = 1.0 / (g1 - i)
+            for j in range(i, g1):
+                e = ee[j]
+                v = var[j]
+                om = (inv_a - e * r1) * v * ic
+                de = (e * r1 - e * e * r2) * math.sqrt(v) * v * ic3
+                nv = v * max(1.0 - de, kappa)
+                p = player[t0 + j]
+                if prm.limit_sigma:
+                    nv = min(nv, st[2 * p + 1])
+                st[2 * p] = mu[j] + om
+                st[2 * p + 1] = nv
+            i = g1
+
+
+@kernel
 def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm):
     """Every match in order (the module docstring's update, every model and option).
     ``st`` holds ``mu, sigma^2`` of every player interleaved; ``weight`` (per seat) and
@@ -664,7 +735,7 @@ def predict_win(teams: Sequence[Sequence[Any]], config: WengLinConfig = WengLinC
     averaged over the opponents and normalised to sum to 1.
 
     >>> [round(float(p), 4) for p in predict_win([[(30.0, 5.0)], [(25.0, 5.0)]])]
-    [0.6777, 0.3223]
+    [0.6325, 0.3675]
     """
     mu, v, _ = _team_arrays(teams, config)
     beta2 = float(config.beta) ** 2
@@ -687,7 +758,7 @@ def predict_draw(teams: Sequence[Sequence[Any]], config: WengLinConfig = WengLin
     :func:`predict_win`).
 
     >>> round(predict_draw([[(25.0, 25 / 3)], [(25.0, 25 / 3)]]), 4)
-    0.0942
+    0.2371
     """
     from statistics import NormalDist
 
@@ -728,7 +799,7 @@ def expected_score(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any,
     :func:`rate` stores for a match of two teams (team ``mu`` and ``sigma^2`` are sums).
 
     >>> round(float(expected_score(30.0, 5.0, 25.0, 5.0)), 4)
-    0.6777
+    0.6325
     """
     d = np.asarray(mu_a, dtype=np.float64) - np.asarray(mu_b, dtype=np.float64)
     c = np.sqrt(np.asarray(sigma_a, dtype=np.float64) ** 2
@@ -773,6 +844,11 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
         if matches.n_matches:
             _weng_lin_1v1(matches.player, matches.rank, st, pred, prm)
         pair[:] = pred[0::2]
+    elif (matches.n_seats == matches.n_teams and plain_weights and not has_score
+          and config.model == "plackett_luce" and config.predict == "logistic"
+          and not (config.weight_rule == "openskill" and weight is not None)):
+        _plackett_luce_ffa(matches.match_team_offsets, matches.player, matches.rank, st, pred,
+                           pair, prm)
     else:
         w = np.empty(0) if weight is None else np.ascontiguousarray(weight, np.float64)
         s = np.ascontiguousarray(matches.score, np.float64) if has_score else np.empty(0)
@@ -783,5 +859,8 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     seats = matches.player if weight is None else matches.player[weight > 0.0]
     games_played = games_played + np.bincount(seats, minlength=n).astype(np.int64)
     rating = mu - float(config.conservative_k) * sigma
-    return Ratings("weng_lin", matches.players, rating, games_played, pred, config,
-                   state={"mu": mu, "sigma": sigma}, pair_predictions=pair)
+    out = Ratings("weng_lin", matches.players, rating, games_played, pred, config,
+                  state={"mu": mu, "sigma": sigma}, pair_predictions=pair)
+    # the table order of STATE (Ratings puts unknown columns after games_played)
+    out.state = {c.name: out.state[c.name] for c in STATE}
+    return out
