@@ -1,0 +1,92 @@
+"""Weng-Lin throughput on the generated match workloads: 2M 1v1 games, 200k four-player
+free-for-alls, 200k 2v2 matches and 20k eight-player free-for-alls among 50k players
+(``bench.generate_matches``; the smoke run uses 1/2000 of each), for all five models.
+
+Targets (single thread, Plackett-Luce): >= 25M 1v1 games/s and >= 5M 4-player
+free-for-alls/s. The peer is the ``openskill`` package (6.2) on the first matches of
+each workload, rated match by match through its ``rate()``; its ratings are checked
+equal to fastrate's (1e-9) before its time counts, and the ratio fastrate/openskill on
+the same matches is recorded (``fastrate_vs_this``; target >= 1000). Throughput is in
+matches per second.
+
+    pytest bench/bench_weng_lin.py --benchmark-only -m large
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.generate_matches import first, matches_workload
+
+weng_lin = pytest.importorskip("fastrate.ratings.weng_lin")
+
+MODELS = weng_lin.MODELS
+SHAPES = ("1v1", "ffa4", "2v2", "ffa8")
+PEER_MATCHES = {"small": 50, "large": 3_000}
+SMOKE_SCALE = 0.0005
+SIZES = [pytest.param("small"), pytest.param("large", marks=pytest.mark.large)]
+
+
+def _workload(shape: str, size: str):
+    return matches_workload(shape, scale=1.0 if size == "large" else SMOKE_SCALE)
+
+
+def _rate(m, model):
+    return weng_lin.rate(m, weng_lin.WengLinConfig(model=model))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("model", MODELS)
+def bench_weng_lin_fastrate(throughput, model, shape, size):
+    m = _workload(shape, size)
+    throughput.info.update(implementation="fastrate", model=model, size=size, shape=shape,
+                           unit="matches")
+    r = throughput(lambda: _rate(m, model), m.n_matches)
+    assert np.isfinite(r.rating).all()
+
+
+def openskill_rate(m, model_cls):
+    """openskill's ``rate()`` match by match over ``m``. Returns (mu, sigma) per player
+    (players it never saw keep the defaults)."""
+    model = model_cls()
+    mto, tpo = m.match_team_offsets.tolist(), m.team_player_offsets.tolist()
+    player, rank = m.player.tolist(), m.rank.tolist()
+    ratings: dict[int, object] = {}
+    for g in range(m.n_matches):
+        t0, t1 = mto[g], mto[g + 1]
+        ids = [player[tpo[t]:tpo[t + 1]] for t in range(t0, t1)]
+        teams = [[ratings[p] if p in ratings else model.rating() for p in team]
+                 for team in ids]
+        out = model.rate(teams, ranks=rank[t0:t1])
+        for team_ids, team in zip(ids, out):
+            for p, r in zip(team_ids, team):
+                ratings[p] = r
+    mu = np.full(len(m.players), model.mu)
+    sigma = np.full(len(m.players), model.sigma)
+    for p, r in ratings.items():
+        mu[p], sigma[p] = r.mu, r.sigma
+    return mu, sigma
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("model", MODELS)
+def bench_weng_lin_openskill(throughput, model, shape, size):
+    models = pytest.importorskip("openskill.models")
+    cls = {"plackett_luce": models.PlackettLuce,
+           "bradley_terry_full": models.BradleyTerryFull,
+           "bradley_terry_part": models.BradleyTerryPart,
+           "thurstone_mosteller_full": models.ThurstoneMostellerFull,
+           "thurstone_mosteller_part": models.ThurstoneMostellerPart}[model]
+    m = first(_workload(shape, size), PEER_MATCHES[size])
+    throughput.info.update(implementation="openskill 6.2", model=model, size=size,
+                           shape=shape, unit="matches", subsample=m.n_matches)
+    ours = _rate(m, model)
+    mu, sigma = openskill_rate(m, cls)
+    np.testing.assert_allclose(mu, ours.state["mu"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(sigma, ours.state["sigma"], rtol=1e-9, atol=1e-9)
+    throughput.info["max_abs_diff"] = float(np.abs(mu - ours.state["mu"]).max())
+    throughput(lambda: openskill_rate(m, cls), m.n_matches, rounds=1)
+    throughput.compare(lambda: _rate(m, model), m.n_matches)
