@@ -310,3 +310,11 @@ def test_extreme_ratings_leave_the_table():
     seed, perf, delta = ref.contest([-900_000, 900_000, 1500], [1, 2, 3])
     assert res.delta.tolist() == delta and res.performance.tolist() == perf
     assert math.isfinite(res.seed.sum())
+
+
+def test_rating_without_pair_predictions():
+    m = systems.tiny_data("matches")
+    full, bare = cf.rate(m), cf.rate(m, pair_predictions=False)
+    assert bare.pair_predictions.shape == (0,)
+    assert bare.rating.tolist() == full.rating.tolist()
+    np.testing.assert_array_equal(bare.predictions, full.predictions)

@@ -240,8 +240,9 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
                        team_rating, pred, pair_pred):
     """Every match in stored order as one contest (module docstring): predictions from
     the ratings before the match, then the update of its entrants (seats of weight
-    > 0; ``weight`` empty: all)."""
+    > 0; ``weight`` empty: all). An empty ``pair_pred`` skips the pairs."""
     weighted = weight.shape[0] > 0
+    with_pairs = pair_pred.shape[0] > 0
     q = 0
     for m in range(match_team_offsets.shape[0] - 1):
         t0 = match_team_offsets[m]
@@ -270,10 +271,11 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
             z += math.exp((team_rating[t - t0] - top) * _C)
         for t in range(t0, t1):
             pred[t] = math.exp((team_rating[t - t0] - top) * _C) / z
-        for a in range(t1 - t0):
-            for b in range(a + 1, t1 - t0):
-                pair_pred[q] = logistic(team_rating[a] - team_rating[b], _C)
-                q += 1
+        if with_pairs:
+            for a in range(t1 - t0):
+                for b in range(a + 1, t1 - t0):
+                    pair_pred[q] = logistic(team_rating[a] - team_rating[b], _C)
+                    q += 1
         if n == 0:
             continue
         # Codeforces ranks: the last place of each tie group
@@ -378,12 +380,15 @@ STATE = (RATING, GAMES_PLAYED)
 
 
 def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
-         initial: Any = None) -> Ratings:
+         initial: Any = None, *, pair_predictions: bool = True) -> Ratings:
     """Rate every match of ``data`` (:class:`~fastrate.Matches`, or two-player
     :class:`~fastrate.Games`) as one Codeforces contest, in order (module docstring).
 
     ``initial`` continues from saved state (a previous :class:`~fastrate.Ratings`, its
     table, or a mapping name -> rating; ratings must be whole numbers).
+    ``pair_predictions=False`` leaves ``Ratings.pair_predictions`` empty: a contest of
+    ``n`` entrants has ``n (n - 1) / 2`` pairs (450 million, 3.6 GB, for 30,000), which
+    the walk-forward evaluation needs but a rating run does not.
     """
     check_type(config, CodeforcesConfig, "config must be a CodeforcesConfig")
     matches = as_matches(data, "codeforces")
@@ -397,17 +402,22 @@ def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
     seats_per_match = tpo[mto[1:]] - tpo[mto[:-1]]
     width = int(seats_per_match.max()) if seats_per_match.shape[0] else 0
     teams = int(np.diff(mto).max()) if mto.shape[0] > 1 else 0
-    pairs = pair_offsets(mto)
-    ent = [np.empty(width, dtype=np.int64) for _ in range(8)]
-    seed = np.empty(width, dtype=np.float64)
+    n_pairs = int(pair_offsets(mto)[-1]) if pair_predictions else 0
     weight = np.zeros(0) if matches.weight is None else matches.weight
     pred = np.empty(matches.n_teams, dtype=np.float64)
-    pair_pred = np.empty(int(pairs[-1]), dtype=np.float64)
+    pair_pred = np.empty(n_pairs, dtype=np.float64)
+
+    def scratch(n: int, dtype: Any = np.int64) -> np.ndarray:
+        return np.empty(n, dtype=dtype)
+
+    # per entrant of a contest: player, old rating, place, Codeforces rank, sort key,
+    # distinct ratings, their counts, seed, performance, delta
     _codeforces_kernel(mto, tpo, matches.player, matches.rank, weight, rating, games_played,
-                       _table(), _TABLE_HALF, ent[0], ent[1], ent[2], ent[3], ent[4], ent[5],
-                       ent[6], np.empty(HIGH, dtype=np.float64),
-                       np.empty(HIGH, dtype=np.float64), np.full(HIGH, -1, dtype=np.int64),
-                       seed, ent[7], np.empty(width, dtype=np.int64),
-                       np.empty(teams, dtype=np.float64), pred, pair_pred)
+                       _table(), _TABLE_HALF, scratch(width), scratch(width), scratch(width),
+                       scratch(width), scratch(width), scratch(width), scratch(width),
+                       scratch(HIGH, np.float64), scratch(HIGH, np.float64),
+                       np.full(HIGH, -1, dtype=np.int64), scratch(width, np.float64),
+                       scratch(width), scratch(width), scratch(teams, np.float64), pred,
+                       pair_pred)
     return Ratings("codeforces", players, rating, games_played, pred, config,
                    pair_predictions=pair_pred)
