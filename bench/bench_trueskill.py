@@ -1,0 +1,90 @@
+"""TrueSkill throughput: fastrate on the generated match workloads (1v1, 4-player
+free-for-all, 2v2, 8-player free-for-all; ``bench/generate_matches.py``) and against the
+``trueskill`` package on a subsample of the same matches.
+
+The full sizes (``-m large``) are the issue's targets: 2M 1v1 games and 20k 8-player
+free-for-alls among 50k players (200k 4-FFAs and 2v2s). The peer comparison rates the
+first ``PEER_MATCHES`` matches with the package (pure Python; its default backend),
+checks that every player's mu and sigma equal fastrate's to ``PEER_TOL`` (its erfc and
+ppf are approximations good to ~1e-7 relative), and only then records the time and
+fastrate's speed-up on the same matches (``fastrate_vs_this``).
+
+    pytest bench/bench_trueskill.py --benchmark-only -m large
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.generate_matches import matches_workload
+
+trueskill = pytest.importorskip("fastrate.ratings.trueskill")
+
+CONFIG = trueskill.TrueSkillConfig()
+SMOKE_SCALE = 0.0005
+PEER_MATCHES = 2_000
+PEER_TOL = 1e-4
+SHAPES = ["1v1", "ffa4", "2v2", "ffa8"]
+
+
+def _scale(shape: str, large: bool) -> float:
+    if large:
+        return 1.0
+    return SMOKE_SCALE if shape != "ffa8" else 0.01
+
+
+def _params():
+    return [pytest.param(s, False, id=f"{s}-small") for s in SHAPES] + [
+        pytest.param(s, True, id=f"{s}-large", marks=pytest.mark.large) for s in SHAPES]
+
+
+@pytest.mark.parametrize("shape,large", _params())
+def bench_trueskill_fastrate(throughput, shape, large):
+    m = matches_workload(shape, scale=_scale(shape, large))
+    throughput.info.update(implementation="fastrate", shape=shape, unit="matches")
+    r = throughput(lambda: trueskill.rate(m, CONFIG), m.n_matches)
+    assert np.isfinite(r.state["mu"]).all()
+
+
+def _subsample(m, n):
+    """The first ``n`` matches of ``m`` (same players)."""
+    from fastrate.data.matches import Matches
+
+    n = min(n, m.n_matches)
+    t = int(m.match_team_offsets[n])
+    s = int(m.team_player_offsets[t])
+    return Matches(match_team_offsets=m.match_team_offsets[:n + 1].copy(),
+                   team_player_offsets=m.team_player_offsets[:t + 1].copy(),
+                   player=m.player[:s].copy(), rank=m.rank[:t].copy(), players=m.players)
+
+
+def _package_run(ts, m):
+    env = ts.TrueSkill(mu=CONFIG.mu, sigma=CONFIG.sigma, beta=CONFIG.beta, tau=CONFIG.tau,
+                       draw_probability=CONFIG.draw_probability, backend=None)
+    state: dict[int, object] = {}
+    for teams, ranks in m.iter_matches():
+        groups = [[state[int(p)] if int(p) in state else env.create_rating() for p in t]
+                  for t in teams]
+        out = env.rate(groups, [int(x) for x in ranks])
+        for t, o in zip(teams, out):
+            for p, x in zip(t, o):
+                state[int(p)] = x
+    return state
+
+
+@pytest.mark.parametrize("shape,large", _params())
+def bench_trueskill_package(throughput, shape, large):
+    ts = pytest.importorskip("trueskill")
+    m = _subsample(matches_workload(shape, scale=_scale(shape, large)),
+                   PEER_MATCHES if large else 50)
+    state = _package_run(ts, m)
+    ours = trueskill.rate(m, CONFIG)
+    ids = np.array(sorted(state))
+    diff = max(np.abs(ours.state["mu"][ids] - [state[i].mu for i in ids]).max(),
+               np.abs(ours.state["sigma"][ids] - [state[i].sigma for i in ids]).max())
+    assert diff < PEER_TOL, f"trueskill package differs by {diff}"
+    throughput.info.update(implementation="trueskill package", shape=shape, unit="matches",
+                           subsample=m.n_matches, max_abs_diff=float(diff))
+    throughput(lambda: _package_run(ts, m), m.n_matches, rounds=1 if large else None)
+    throughput.compare(lambda: trueskill.rate(m, CONFIG), m.n_matches)
