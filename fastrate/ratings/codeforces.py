@@ -76,8 +76,10 @@ HIGH = 8000
 MAX_RATING = 1_000_000_000
 #: ``f(x) = 1/(1 + exp(x * _C))`` is ``1/(1 + 10^(x/400))``
 _C = LN10 / 400.0
-#: the table of f covers the differences ``[-_TABLE_HALF, _TABLE_HALF]``
-_TABLE_HALF = 16384
+#: the table of f covers the differences ``[-half, half]``: at least ``_TABLE_MIN``, at
+#: most ``_TABLE_MAX`` (beyond it f is computed directly)
+_TABLE_MIN = 16384
+_TABLE_MAX = 1 << 20
 _MASK = (1 << 32) - 1
 
 
@@ -299,9 +301,14 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
 # public functions
 
 
-def _table() -> np.ndarray:
-    """The table of ``f`` that the kernels fill as they go."""
-    return np.full(2 * _TABLE_HALF + 1, np.nan, dtype=np.float64)
+def _table(rating: np.ndarray) -> tuple[np.ndarray, int]:
+    """The table of ``f`` that the kernels fill as they go (NaN: not yet computed), and
+    its half-width: wide enough for every difference between the ratings and the
+    search's ``[1, 8000)``, within ``[_TABLE_MIN, _TABLE_MAX]``."""
+    lo = min(float(rating.min()), LOW) if rating.shape[0] else LOW
+    hi = max(float(rating.max()), HIGH) if rating.shape[0] else HIGH
+    half = int(min(max(hi - lo + 1, _TABLE_MIN), _TABLE_MAX))
+    return np.full(2 * half + 1, np.nan, dtype=np.float64), half
 
 
 def _check_ratings(values: np.ndarray, column: str, names: Any = None) -> np.ndarray:
@@ -358,7 +365,8 @@ def contest_update(ratings: Any, places: Any = None, *, points: Any = None) -> C
     memo_hi = np.empty(HIGH, dtype=np.float64)
     memo_lo = np.empty(HIGH, dtype=np.float64)
     memo_stamp = np.full(HIGH, -1, dtype=np.int64)
-    _contest(n, rs, crank, _table(), _TABLE_HALF, keys, vals, cnts, memo_hi, memo_lo,
+    table, half = _table(rs)
+    _contest(n, rs, crank, table, half, keys, vals, cnts, memo_hi, memo_lo,
              memo_stamp, 0, seed, perf, delta)
     out = ContestResult(np.empty(n, np.float64), np.empty(n, np.int64), np.empty(n, np.int64))
     out.seed[order], out.performance[order], out.delta[order] = seed, perf, delta
@@ -413,7 +421,7 @@ def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
     # per entrant of a contest: player, old rating, place, Codeforces rank, sort key,
     # distinct ratings, their counts, seed, performance, delta
     _codeforces_kernel(mto, tpo, matches.player, matches.rank, weight, rating, games_played,
-                       _table(), _TABLE_HALF, scratch(width), scratch(width), scratch(width),
+                       *_table(rating), scratch(width), scratch(width), scratch(width),
                        scratch(width), scratch(width), scratch(width), scratch(width),
                        scratch(HIGH, np.float64), scratch(HIGH, np.float64),
                        np.full(HIGH, -1, dtype=np.int64), scratch(width, np.float64),
