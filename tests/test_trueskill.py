@@ -387,14 +387,36 @@ def test_predictions_sum_to_one_and_two_teams_use_the_expected_score():
     assert ((r.pair_predictions > 0) & (r.pair_predictions < 1)).all()
 
 
-def test_multi_team_predictions_are_the_normalised_product():
+def test_multi_team_predictions_are_the_luce_form():
+    """More than two teams: p_k = softmax(lambda mu_k), lambda = pi / (sqrt 3 c), c^2
+    the mean variance of a difference of two team performances (from the ratings
+    before the match, dynamics included); close to the probability that a team's
+    Gaussian performance is the highest."""
     m = Matches.from_arrays(match=[1, 1, 1, 2, 2, 2], team=None,
                             player=["a", "b", "c", "a", "b", "c"], rank=[1, 2, 3, 1, 2, 3])
     r = trueskill.rate(m)
-    e = r.pair_predictions[3:]  # second match: (a,b), (a,c), (b,c)
-    prod = np.array([e[0] * e[1], (1 - e[0]) * e[2], (1 - e[1]) * (1 - e[2])])
-    np.testing.assert_allclose(r.predictions[3:], prod / prod.sum(), rtol=1e-12)
-    assert r.predictions[0] == pytest.approx(1 / 3, rel=1e-12)
+    assert r.predictions[:3] == pytest.approx([1 / 3] * 3, rel=1e-12)
+    before = trueskill.rate(Matches.from_arrays(match=[1, 1, 1], team=None,
+                                                player=["a", "b", "c"], rank=[1, 2, 3]))
+    cfg = trueskill.TrueSkillConfig()
+    mu = np.array([before.state["mu"][before.players.id_of(p)] for p in "abc"])
+    sig2 = np.array([before.state["sigma"][before.players.id_of(p)] ** 2 for p in "abc"])
+    var = sig2 + cfg.tau ** 2 + cfg.beta ** 2
+    lam = math.pi / math.sqrt(3.0) / math.sqrt(2.0 * var.mean())
+    z = np.exp(lam * (mu - mu.max()))
+    np.testing.assert_allclose(r.predictions[3:], z / z.sum(), rtol=1e-12)
+    # against the exact Gaussian probability of the highest performance (quadrature)
+    x = np.linspace(-12.0, 12.0, 20001)
+    sd = np.sqrt(var)
+    exact = []
+    for k in range(3):
+        perf = mu[k] + sd[k] * x
+        dens = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        erf = np.vectorize(math.erf)
+        others = np.prod([0.5 * (1 + erf((perf - mu[j]) / (sd[j] * math.sqrt(2))))
+                          for j in range(3) if j != k], axis=0)
+        exact.append(float(np.sum(dens * others) * (x[1] - x[0])))
+    np.testing.assert_allclose(r.predictions[3:], exact, atol=0.03)
 
 
 def test_public_two_team_functions():

@@ -49,9 +49,14 @@ for teams A and B, ``d = t_A - t_B ~ N(Delta, c^2)`` as above, so
 expected score is ``(1 + P(A wins) - P(B wins))/2`` (a draw counts half); that is
 ``Ratings.pair_predictions`` for every pair of teams (each pair with its own draw
 margin). A team's win probability (``Ratings.predictions``): with two teams, its
-expected score; with more, the normalised product of its pairwise expected scores,
-``p_k = prod_j E_kj / sum_l prod_j E_lj`` (computed in logs), a cheap approximation of
-the probability that its performance is the highest; the values of a match sum to 1.
+expected score; with more, the Luce (softmax) approximation of the probability that its
+performance is the highest, ``p_k = exp(lambda mu_k) / sum_l exp(lambda mu_l)`` with
+``lambda = pi / (sqrt(3) c)`` and ``c^2 = 2 mean_k(sum_i w_i^2 (sigma_i^2 + tau^2 +
+beta^2))``, the mean variance of a difference of two team performances (the logistic
+curve ``1/(1 + exp(-x pi/(sqrt(3) c)))`` is within 0.02 of ``Phi(x/c)``); T
+exponentials per match, and the values of a match sum to 1. (A normalised product of
+the pairwise expected scores is much too sure of the favourite: on Formula 1 races its
+winner log loss was worse than a uniform guess.)
 
 The conservative ``rating`` is ``mu - conservative_k * sigma`` (``trueskill.expose`` with
 its default ``k = mu/sigma = 3``).
@@ -79,6 +84,7 @@ __all__ = ["TrueSkillConfig", "rate", "rate_match", "expected_score", "win_proba
 _INF = math.inf
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_PI_OVER_SQRT3 = math.pi / math.sqrt(3.0)
 #: below this ``t - e`` the win functions use the Mills-ratio continued fraction
 _TAIL = -30.0
 #: terms of that continued fraction (ample at |x| >= 30)
@@ -320,17 +326,20 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
                 pair_pred[pair] = e0
                 pair += 1
             else:
-                for k in range(nt):
-                    lg[k] = 0.0
+                mean_v = 0.0
                 for i in range(nt):
+                    mean_v += tv[i]
                     for j in range(i + 1, nt):
                         pw, pl = _pair_score(tm[i] - tm[j], tv[i] + tv[j],
                                              dfac * math.sqrt(tn[i] + tn[j]))
                         e0 = 0.5 * (1.0 + pw - pl)
                         pair_pred[pair] = e0
                         pair += 1
-                        lg[i] += math.log(e0)
-                        lg[j] += math.log(1.0 - e0)
+                # the Luce (softmax) form of the Gaussian model: logistic(x / s) is
+                # close to Phi(x / c) for s = c sqrt(3) / pi, c^2 the mean pair variance
+                lam = _PI_OVER_SQRT3 / math.sqrt(2.0 * mean_v / nt)
+                for k in range(nt):
+                    lg[k] = lam * tm[k]
                 top = lg[0]
                 for k in range(1, nt):
                     if lg[k] > top:
