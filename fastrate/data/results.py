@@ -30,7 +30,9 @@ class Ratings:
     :attr:`state` is the player-state table: every per-player column by name (arrays
     indexed by player id, see :attr:`players`), in table order, ``rating`` and
     ``games_played`` included, plus whatever the system declares (``rd``, ``volatility``,
-    ``last_period``, FIBS's ``experience`` ...; see :data:`fastrate.systems.REGISTRY`).
+    ``last_period``, FIBS's ``experience`` ...; see :data:`fastrate.systems.REGISTRY`); a
+    ``state=`` that holds ``rating`` and ``games_played`` too is the whole table, kept
+    in its order.
     The standard ones can be given as keywords (``Ratings(..., rd=..., last_period=...)``)
     and read as attributes (``ratings.rd``, None when the system has no such column);
     others go in ``state=``. ``predictions`` holds, for every game in input order, the
@@ -48,7 +50,9 @@ class Ratings:
     config: Any = None
     #: the per-player state columns by name, in table order
     state: dict[str, np.ndarray] = field(default_factory=dict)
-    #: ids of players whose last volatility solve did not converge (Glicko-2)
+    #: Glicko-2: ids of players whose last volatility solve did not converge;
+    #: TrueSkill: stored indices of matches whose message schedule stopped at
+    #: max_iterations
     unconverged: np.ndarray | None = None
     #: both players' ratings before every game, in input order (Elo with record_pregame)
     pre_white: np.ndarray | None = None
@@ -67,6 +71,14 @@ class Ratings:
                       ) -> None:
         given = {"rd": rd, "volatility": volatility, "last_period": last_period,
                  "fide_reached": fide_reached}
+        if "rating" in self.state and "games_played" in self.state:
+            # a complete table in the system's own order (TrueSkill: rating, mu, sigma,
+            # games_played): keep that order, with the live rating and games arrays
+            table = {k: v for k, v in self.state.items()}
+            table["rating"], table["games_played"] = self.rating, self.games_played
+            table.update((k, v) for k, v in given.items() if v is not None)
+            self.state = table
+            return
         extra = dict(self.state)
         for k in given:
             if given[k] is None and extra.get(k) is not None:
