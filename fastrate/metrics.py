@@ -302,10 +302,12 @@ def _average_ranks(key: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 def rank_correlation(predicted_rank: np.ndarray, rank: np.ndarray, offsets: np.ndarray
                      ) -> np.ndarray:
     """Spearman's rank correlation of predicted and actual ranks in every match (ties
-    get average ranks); NaN for a match where either is constant (one cannot rank)."""
+    get average ranks; predicted ranks equal to 9 decimals are a tie, so that rounding
+    in their sums does not order equal teams); NaN for a match where either is
+    constant (one cannot rank)."""
     from fastrate.data._csr import group_of
 
-    a = _average_ranks(np.asarray(predicted_rank, np.float64), offsets)
+    a = _average_ranks(np.round(np.asarray(predicted_rank, np.float64), 9), offsets)
     b = _average_ranks(np.asarray(rank, np.float64), offsets)
     grp = group_of(offsets)
     m = offsets.shape[0] - 1
@@ -335,7 +337,7 @@ def match_summary(win: Any, pair: Any, rank: Any, offsets: Any, mask: Any = None
     * ``winner_log_loss``: mean over matches of ``-ln p(winner)`` (``p`` clipped to
       [EPS, 1]); ``k`` teams tied first each count ``1/k``;
     * ``winner_accuracy``: how often the favourite (the highest win probability; equal
-      favourites share the credit) won; a winner shared by ``k`` counts ``1/k``;
+      favourites share the credit) won, a share of first place counting as a win;
     * ``pair_log_loss``, ``pair_accuracy``: the two-player log loss and accuracy (draws
       excluded) of every pair of teams, a draw being a tie in rank;
     * ``rank_correlation``: mean Spearman correlation of the expected ranks
@@ -367,7 +369,8 @@ def match_summary(win: Any, pair: Any, rank: Any, offsets: Any, mask: Any = None
     np.maximum.at(top, grp, w)
     fav = w == top[grp]
     n_fav = np.bincount(grp, weights=fav.astype(np.float64), minlength=n_matches)
-    credit = np.bincount(grp, weights=np.where(fav, share, 0.0), minlength=n_matches)
+    credit = np.bincount(grp, weights=(fav & (r == 1)).astype(np.float64),
+                         minlength=n_matches)
     acc = float(np.mean((credit / n_fav)[sel])) if n else math.nan
     first, second = pair_members(off)
     psel = sel[grp[first]]
