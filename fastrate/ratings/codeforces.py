@@ -190,9 +190,16 @@ def _contest(n, r, crank, table, half, keys, vals, cnts, memo_hi, memo_lo, memo_
             vals[n_vals] = v
             cnts[n_vals] = 1
             n_vals += 1
-    for k in range(n):
+    # seeds: seed_i = seed_i(r_i), one sum per distinct old rating (sorted order)
+    own = _f_at(0, table, half)
+    hi = 0.0
+    lo = 0.0
+    for j in range(n):
+        k = keys[j] & _MASK
         rk = r[k]
-        own = _f_at(0, table, half)
+        if j > 0 and rk == r[keys[j - 1] & _MASK]:
+            seed[k] = seed[keys[j - 1] & _MASK]
+            continue
         if LOW <= rk < HIGH and memo_stamp[rk] == stamp:
             hi, lo = memo_hi[rk], memo_lo[rk]
         else:
@@ -200,6 +207,8 @@ def _contest(n, r, crank, table, half, keys, vals, cnts, memo_hi, memo_lo, memo_
             if LOW <= rk < HIGH:
                 memo_hi[rk], memo_lo[rk], memo_stamp[rk] = hi, lo, stamp
         seed[k] = _seed_from(hi, lo, own)
+    for k in range(n):
+        rk = r[k]
         m = math.sqrt(crank[k] * seed[k])
         left = LOW
         right = HIGH
