@@ -31,9 +31,9 @@ distinct old ratings ``v`` in double-double arithmetic and rounds once. So resul
 not depend on the order of the entrants (a plain floating-point sum in entrant order
 could flip the comparison ``seed_i(mid) < m_i`` when the two are equal, as happens
 with equal ratings). Speed: ``sum_v count_v f(R - v)`` is computed at most once per
-integer ``R`` of ``[1, 8000)`` per contest (memoised) and entrant ``i``'s own term is
-subtracted, so a contest costs ``O(n log n + min(8000, n log 8000) D)`` for ``D``
-distinct old ratings, not ``O(n^2 log 8000)``.
+integer ``R`` of ``[1, 8000)`` and once per distinct old rating per contest (memoised),
+and entrant ``i``'s own term is subtracted, so a contest costs
+``O(n log n + (8000 + D) D)`` for ``D`` distinct old ratings, not ``O(13 n^2)``.
 
 Matches. Each match is one contest, rated in stored order (rating periods play no
 part). **Decision**: every player of a team is an entrant of his own, placed at his
