@@ -500,7 +500,7 @@ register(RatingSystem(
     "weng_lin", "fastrate.ratings.weng_lin", "WengLinConfig",
     "Weng-Lin (2011) Bayesian ratings, the five openskill models (weng-lin:model=...)",
     data="matches",
-    warm_specs=("weng_lin",)))
+    warm_specs=("weng_lin", "weng_lin:model=thurstone_mosteller_full,predict=normal")))
 register(RatingSystem(
     "elom", "fastrate.ratings.elom", "ElomConfig",
     "multiplayer Elo of PlayerRatings' elom (Tenhou mahjong): base values by placing",

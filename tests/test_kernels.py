@@ -357,6 +357,23 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     # placement: chi-square tails beyond the closed forms
     placement = load("fastrate.stats.placement")
     placement.p_value(np.array([3000.0, 5.0, 500.0]), np.array([6.0, 301.0, 301.0]))
+    # TrueSkill far in the tails (the Mills-ratio continued fraction), a win and a draw
+    trueskill = load("fastrate.ratings.trueskill")
+    for ranks in ([0, 1], [0, 0]):
+        trueskill.rate_match([[(0.0, 1.0)], [(1000.0, 1.0)]], ranks)
+    # Weng-Lin: the 1v1 and free-for-all paths, every model, normal predictions, margins, ties
+    wl = load("fastrate.ratings.weng_lin")
+    one = fastrate.Matches.from_arrays([0, 0, 1, 1], None, ["a", "b", "b", "c"], rank=[1, 2, 1, 1])
+    ffa = fastrate.Matches.from_arrays([0, 0, 0], None, ["a", "b", "c"], rank=[1, 2, 2])
+    teams = fastrate.Matches.from_arrays([0] * 5, [0, 0, 1, 2, 2], list("abcde"),
+                                         score=[3.0, 3.0, 1.0, 0.0, 0.0])
+    for model in wl.MODELS:
+        for predict in wl.PREDICTS:
+            for rule in wl.MARGIN_RULES:
+                cfg = wl.WengLinConfig(model=model, predict=predict, margin=0.5,
+                                       margin_rule=rule, limit_sigma=True, balance=True)
+                for m in (one, ffa, teams):
+                    wl.rate(m, cfg)
     print(json.dumps(sorted(called)))
 """)
 

@@ -214,3 +214,31 @@ def test_empty_integer_state_cells_keep_the_default():
     assert r.games_played.tolist() == [1, 2, 1]
     partly = table.set_column(2, "games_played", pa.array([3, None]))
     assert systems.get("elo").rate(games, initial=partly).games_played.tolist() == [4, 2, 1]
+
+
+@pytest.mark.parametrize("name", MATCHES)
+def test_match_systems_give_the_same_bits_with_one_and_two_threads(name):
+    """Every system that rates matches is deterministic whatever the thread count."""
+    import numba
+
+    from fastrate.data import Matches
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here")
+    data = Matches.from_arrays(**_random_matches(200, 14, seed=9))
+    entry = systems.get(name)
+    before = numba.get_num_threads()
+    try:
+        runs = []
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            r = entry.rate(data)
+            runs.append((r.predictions, r.pair_predictions, *r.columns().values()))
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(*runs):
+        if a.dtype.kind == "f":
+            assert a.tobytes() == b.tobytes()
+        else:
+            np.testing.assert_array_equal(a, b)
+

@@ -59,12 +59,17 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_number, check_type, format_value, require
-from fastrate._vecmath import LN10, exp, fma, logistic
+from fastrate._vecmath import LN10, exp, fma
 from fastrate.data import Ratings
 from fastrate.data.state import GAMES_PLAYED, RATING
 from fastrate.errors import InputError
 from fastrate.ratings._common import expected_score as _elo_expected_score
-from fastrate.ratings._matches import as_matches, pair_offsets, resolve_matches
+from fastrate.ratings._matches import (
+    as_matches,
+    match_predictions,
+    pair_offsets,
+    resolve_matches,
+)
 
 __all__ = ["CodeforcesConfig", "ContestResult", "rate", "contest_update", "expected_score",
            "STATE", "LOW", "HIGH", "MAX_RATING"]
@@ -277,16 +282,9 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
             team_rating[t - t0] = tr
             top = max(top, tr)
         # predictions: Luce win probabilities and pairwise Elo expected scores
-        z = 0.0
-        for t in range(t0, t1):
-            z += math.exp((team_rating[t - t0] - top) * _C)
-        for t in range(t0, t1):
-            pred[t] = math.exp((team_rating[t - t0] - top) * _C) / z
+        match_predictions(m, match_team_offsets, team_rating, _C, pred, pair_pred, q)
         if with_pairs:
-            for a in range(t1 - t0):
-                for b in range(a + 1, t1 - t0):
-                    pair_pred[q] = logistic(team_rating[a] - team_rating[b], _C)
-                    q += 1
+            q += (t1 - t0) * (t1 - t0 - 1) // 2
         if n == 0:
             continue
         # Codeforces ranks: the last place of each tie group

@@ -61,14 +61,21 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._numba import inline_kernel, kernel
+from fastrate._numba import kernel
 from fastrate._validate import check_choice, check_number, check_type, format_value
 from fastrate.data import Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, RATING
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import LN10, exp, logistic
+from fastrate.ratings._common import LN10
 from fastrate.ratings._common import expected_score as _expected_score
-from fastrate.ratings._matches import as_matches, pair_offsets, resolve_matches
+from fastrate.ratings._matches import (
+    as_matches,
+    match_predictions,
+    pair_offsets,
+    resolve_matches,
+    team_ratings,
+    win_probabilities,
+)
 
 __all__ = ["ElomConfig", "rate", "expected_score", "win_probabilities", "k_factor",
            "base_values", "MODES", "STATE"]
@@ -171,75 +178,8 @@ def expected_score(rating_a: Any, rating_b: Any, scale: float = 400.0) -> Any:
     return _expected_score(rating_a, rating_b, scale)
 
 
-def win_probabilities(ratings: Any, scale: float = 400.0) -> np.ndarray:
-    """Each team's probability of winning a match (the Luce form of Elo ratings):
-    ``10^(R_i/s) / sum_j 10^(R_j/s)``.
-
-    >>> win_probabilities([1500, 1500, 1500, 1500]).tolist()
-    [0.25, 0.25, 0.25, 0.25]
-    """
-    r = np.asarray(ratings, dtype=np.float64)
-    e = np.power(10.0, (r - r.max()) / scale)
-    return e / e.sum()
-
-
 # ----------------------------------------------------------------------------------
 # kernels
-
-
-@inline_kernel
-def team_ratings(m, mto, tpo, player, weight, has_weight, rating, team_r):
-    """The ratings of match ``m``'s teams into ``team_r[0 .. T-1]``: the weight-weighted
-    mean of each team's players (weight-0 players left out). Returns the teams' mean."""
-    t0 = mto[m]
-    n_t = mto[m + 1] - t0
-    total = 0.0
-    for i in range(n_t):
-        t = t0 + i
-        num = 0.0
-        den = 0.0
-        for s in range(tpo[t], tpo[t + 1]):
-            w = weight[s] if has_weight else 1.0
-            if w > 0.0:
-                num += w * rating[player[s]]
-                den += w
-        team_r[i] = num / den
-        total += team_r[i]
-    return total / n_t
-
-
-@inline_kernel
-def match_predictions(m, mto, team_r, factor, pred, pair_pred, p0):
-    """Luce win probabilities of match ``m``'s teams into ``pred`` and the Elo expected
-    score of every pair (``i < j``, from ``p0`` on) into ``pair_pred``.
-
-    With ``x_i = 10^((R_i - max R)/s)``, ``pred_i = x_i / sum x`` and the pair's
-    ``1/(1 + 10^((R_j - R_i)/s)) = x_i / (x_i + x_j) = pred_i / (pred_i + pred_j)``: one
-    exponential per team instead of one per pair (:func:`logistic` when both underflow,
-    ratings more than 10^5 points below the best)."""
-    t0 = mto[m]
-    n_t = mto[m + 1] - t0
-    top = team_r[0]
-    for i in range(1, n_t):
-        top = max(top, team_r[i])
-    norm = 0.0
-    for i in range(n_t):
-        e = exp((team_r[i] - top) * factor)
-        pred[t0 + i] = e
-        norm += e
-    inv = 1.0 / norm
-    for i in range(n_t):
-        pred[t0 + i] *= inv
-    p = p0
-    for i in range(n_t):
-        pi = pred[t0 + i]
-        for j in range(i + 1, n_t):
-            both = pi + pred[t0 + j]
-            if both > 0.0:
-                pair_pred[p] = pi / both
-            else:
-                pair_pred[p] = logistic(team_r[i] - team_r[j], factor)
-            p += 1
 
 
 @kernel

@@ -46,8 +46,14 @@ from fastrate.data import Ratings
 from fastrate.data.state import GAMES_PLAYED, RATING
 from fastrate.ratings._common import LN10
 from fastrate.ratings._common import expected_score as _expected_score
-from fastrate.ratings._matches import as_matches, pair_offsets, resolve_matches
-from fastrate.ratings.elom import match_predictions, team_ratings, win_probabilities
+from fastrate.ratings._matches import (
+    as_matches,
+    match_predictions,
+    pair_offsets,
+    resolve_matches,
+    team_ratings,
+    win_probabilities,
+)
 
 __all__ = ["PairwiseEloConfig", "rate", "expected_score", "win_probabilities", "STATE"]
 
