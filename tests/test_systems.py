@@ -242,3 +242,21 @@ def test_match_systems_give_the_same_bits_with_one_and_two_threads(name):
         else:
             np.testing.assert_array_equal(a, b)
 
+
+
+@pytest.mark.parametrize("name", MATCHES)
+def test_match_predictions_stay_finite_in_a_wide_field(name):
+    """A 40-player free-for-all whose ratings span 40,000 points: every prediction is a
+    finite probability (strengths that underflow must not give 0/0)."""
+    from fastrate.data import Matches
+
+    players = [f"p{i}" for i in range(40)]
+    m = Matches.from_arrays([0] * 40 + [1] * 40, None, players + players,
+                            rank=list(range(1, 41)) * 2)
+    spec = name if name != "elom" else systems.get("elom").config_class(
+        base=tuple(float(x) for x in np.linspace(30, -30, 40)))
+    r = systems.SystemSpec.of(spec).rate(m, initial={p: 1000.0 * i for i, p in
+                                                     enumerate(players)})
+    for values in (r.predictions, r.pair_predictions, r.rating):
+        assert np.isfinite(values).all()
+    assert ((r.pair_predictions >= 0) & (r.pair_predictions <= 1)).all()

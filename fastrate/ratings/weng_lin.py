@@ -45,7 +45,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number
-from fastrate._vecmath import exp
+from fastrate._vecmath import exp, logistic
 from fastrate.data.results import Ratings
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
@@ -281,6 +281,17 @@ def _divisor(d, margin):
 
 
 @inline_kernel
+def _pair_share(ei, ej, d, ic):
+    """``e_i / (e_i + e_j)``, the logistic pair prediction from the strengths
+    ``e = exp((mu - max mu)/c)``; ``1/(1 + exp(-d/c))`` from the lead ``d`` when both
+    strengths underflow (teams far below the best of a large field)."""
+    both = ei + ej
+    if both > 0.0:
+        return ei / both
+    return logistic(d, ic)
+
+
+@inline_kernel
 def _pair_terms(model, i, q, mu, s2, rank, beta2, eps, f, div):
     """One comparison of team ``i`` with team ``q`` (Bradley-Terry or
     Thurstone-Mosteller): its contributions to ``Omega_i`` and ``Delta_i``, already
@@ -407,7 +418,7 @@ def _plackett_luce_ffa(mto, player, rank, st, pred, pair, prm):
             pred[t0 + i] = ee[i] * itot
         for i in range(k):
             for j in range(i + 1, k):
-                pair[po] = ee[i] / (ee[i] + ee[j])
+                pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
                 po += 1
         acc = 0.0
         for i in range(k - 1, -1, -1):
@@ -531,7 +542,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
                 pred[t0 + i] = ee[i] / tot
             for i in range(k):
                 for j in range(i + 1, k):
-                    pair[po] = ee[i] / (ee[i] + ee[j])
+                    pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], 1.0 / c)
                     po += 1
         if model == PL and margin > 0.0 and prm.openskill_margin:
             for i in range(k):  # openskill's margin shift of the strengths
