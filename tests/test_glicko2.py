@@ -273,16 +273,21 @@ def _continuation(periods, white, black, score, split, config=None, initial=None
     second = glicko2.rate(Games.from_arrays(white[k:], black[k:], score[k:],
                                             period=periods[k:]), config, initial=first)
     assert set(second.players) == set(full.players)
+    # The saved rating is on the Glicko scale (1500 + 173.7178 mu): reading it back
+    # rounds mu in its last bit, and the volatility solve's stopping rule (|B - A| <=
+    # 1e-6) can then take one iteration more or less, a change of up to ~1e-7 relative
+    # far out in the tails (hypothesis found 6e-8 at a rating of 122); hence 1e-6.
+    rtol = 1e-6
     for name in full.players:
         i, j = _by_name(full, name), _by_name(second, name)
-        np.testing.assert_allclose(second.rating[j], full.rating[i], rtol=1e-9, atol=0)
-        np.testing.assert_allclose(second.rd[j], full.rd[i], rtol=1e-9, atol=0)
-        np.testing.assert_allclose(second.volatility[j], full.volatility[i], rtol=1e-9, atol=0)
+        np.testing.assert_allclose(second.rating[j], full.rating[i], rtol=rtol, atol=0)
+        np.testing.assert_allclose(second.rd[j], full.rd[i], rtol=rtol, atol=0)
+        np.testing.assert_allclose(second.volatility[j], full.volatility[i], rtol=rtol, atol=0)
         assert second.games_played[j] == full.games_played[i]
         assert second.last_period[j] == full.last_period[i]
         assert (i in full.unconverged) == (j in second.unconverged)
     np.testing.assert_allclose(np.concatenate([first.predictions, second.predictions]),
-                               full.predictions, rtol=1e-9, atol=0)
+                               full.predictions, rtol=rtol, atol=0)
 
 
 @settings(max_examples=40)
