@@ -44,6 +44,12 @@ _SUBMODULES = {
     "glicko": "fastrate.glicko",
     "glicko2": "fastrate.glicko2",
     "fibs": "fastrate.fibs",
+    "trueskill": "fastrate.trueskill",
+    "weng_lin": "fastrate.weng_lin",
+    "elom": "fastrate.elom",
+    "pairwise_elo": "fastrate.pairwise_elo",
+    "codeforces": "fastrate.codeforces",
+    "datasets": "fastrate.datasets",
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",
     "systems": "fastrate.systems",
@@ -74,7 +80,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastrate import evaluate, metrics, systems
+    from fastrate import datasets, evaluate, metrics, systems
     from fastrate._warmup import warmup
     from fastrate.data import Games, Matches, PlayerIndex, Ratings, bucket_periods
     from fastrate.data.boards import Boards
@@ -83,5 +89,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from fastrate.io.boards import read_boards
     from fastrate.io.matches import read_matches
     from fastrate.io.tables import read_games, read_ratings, write_table
-    from fastrate.ratings import elo, fibs, glicko, glicko2
+    from fastrate.ratings import (
+        codeforces,
+        elo,
+        elom,
+        fibs,
+        glicko,
+        glicko2,
+        pairwise_elo,
+        trueskill,
+        weng_lin,
+    )
     from fastrate.stats import backgammon, information, pairing, placement
