@@ -114,8 +114,15 @@ class RatingSystem:
                               f"{hint}")
 
     def rate(self, data: Any, config: Any = None, initial: Any = None) -> Ratings:
-        """``module.rate(data, config, initial=initial)`` (the default config if None)."""
+        """``module.rate(data, config, initial=initial)`` (the default config if None).
+        A two-player system given :class:`~fastrate.data.Matches` of two one-player
+        sides rates them as games (:meth:`~fastrate.data.Matches.to_games`)."""
         cfg = self.config_class() if config is None else config
+        if self.data == "games" and type(data).__name__ == "Matches":
+            from fastrate.data.matches import Matches
+
+            if isinstance(data, Matches):
+                data = data.to_games()
         return self.module.rate(data, cfg, initial=initial)
 
     def expected_score(self, *args: Any, **kwargs: Any) -> Any:
@@ -491,6 +498,8 @@ def parse_system(spec: str) -> tuple[str, types.ModuleType, Any]:
     """``"glicko2:tau=0.3"`` -> ``("glicko2", fastrate.ratings.glicko2, Glicko2Config(tau=0.3))``."""
     s = SystemSpec.parse(spec)
     return s.name, s.module, s.config
+
+
 register(RatingSystem(
     "trueskill", "fastrate.ratings.trueskill", "TrueSkillConfig",
     "TrueSkill (Herbrich, Minka & Graepel 2007): teams and free-for-alls, ranks and ties",

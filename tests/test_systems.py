@@ -11,7 +11,7 @@ import pytest
 
 from fastrate import systems
 from fastrate.data import Games
-from fastrate.errors import ConfigError, InputTypeError
+from fastrate.errors import ConfigError, InputError, InputTypeError
 from fastrate.evaluate import evaluate
 
 ALL = systems.names()
@@ -260,3 +260,15 @@ def test_match_predictions_stay_finite_in_a_wide_field(name):
     for values in (r.predictions, r.pair_predictions, r.rating):
         assert np.isfinite(values).all()
     assert ((r.pair_predictions >= 0) & (r.pair_predictions <= 1)).all()
+
+
+def test_two_player_systems_rate_two_player_matches():
+    from fastrate.data import Matches
+
+    games = Games.from_arrays(["a", "b", "c"], ["b", "c", "a"], [1.0, 1.0, 0.0])
+    for name in GAMES:
+        via = systems.get(name).rate(Matches.from_games(games))
+        direct = systems.get(name).rate(Matches.from_games(games).to_games())
+        np.testing.assert_array_equal(via.rating, direct.rating)
+    with pytest.raises(InputError, match=r"only matches of two one-player teams"):
+        systems.get("elo").rate(systems.tiny_data("matches"))
