@@ -183,3 +183,22 @@ def test_match_cli_errors_are_one_line(args, message):
     result = run(*args, ok=False)
     assert result.exit_code == 1
     assert result.output.count("\n") == 1 and message in result.output
+
+
+def test_weng_lin_logistic_predictions_beat_openskills_normal_curve_on_nfl():
+    """On 16,810 NFL games (FiveThirtyEight's file), openskill's normal-curve
+    predict_win scores worse than a coin; the logistic (Plackett-Luce) form does not."""
+    path = Path(__file__).resolve().parents[2] / "shared" / "data" / "fte_nfl_elo_game"
+    if not (path / "nfl_games.csv").exists():
+        pytest.skip("the FiveThirtyEight NFL data is not here")
+    table = pacsv.read_csv(path / "nfl_games.csv")
+    games = Games.from_arrays(table.column("team1"), table.column("team2"),
+                              table.column("result1").to_numpy().astype(float),
+                              period=table.column("season"))
+    ev = evaluate(Matches.from_games(games), ["weng_lin", "weng_lin:predict=normal"],
+                  burn_in=10)
+    logistic, normal = ev["weng_lin"], ev["weng_lin:predict=normal"]
+    assert logistic["pair_log_loss"] == pytest.approx(0.6603, abs=5e-4)
+    assert normal["pair_log_loss"] == pytest.approx(0.7083, abs=5e-4)
+    assert logistic["pair_log_loss"] < math.log(2) < normal["pair_log_loss"]
+    assert logistic["pair_accuracy"] == normal["pair_accuracy"]  # the same ratings
