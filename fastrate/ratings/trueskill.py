@@ -74,6 +74,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
+from fastrate._vecmath import exp, fma
 from fastrate.data import Ratings
 from fastrate.errors import InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
@@ -149,12 +150,6 @@ class _Params(NamedTuple):
 
 
 @inline_kernel
-def _cdf(x):
-    """Standard normal cdf by ``erfc`` (relative accuracy in the lower tail)."""
-    return 0.5 * math.erfc(-x / 1.4142135623730951)
-
-
-@inline_kernel
 def _mills_cf(z, k0):
     """``G_k0(z)`` of the Mills-ratio continued fraction ``G_k = 1/(z + (k+1) G_{k+1})``
     (``1/G_0`` ... : ``Phi(-z)/phi(z) = 1/(z + G_1)``), for z >= 30, evaluated bottom up."""
@@ -164,14 +159,107 @@ def _mills_cf(z, k0):
     return g
 
 
+# W. J. Cody (1969), "Rational Chebyshev approximations for the error function", Math.
+# Comp. 23, 631-637 (the coefficients of netlib SPECFUN's CALERF): erf(z) = z R1(z^2) for
+# |z| <= 0.46875; erfcx(y) = e^(y^2) erfc(y) = R2(y) on (0.46875, 4], and
+# (1/sqrt(pi) - R3(1/y^2)/y^2)/y above 4; relative error below 1e-16 in exact arithmetic.
+_A0, _A1, _A2, _A3, _A4 = (3.16112374387056560e00, 1.13864154151050156e02,
+                           3.77485237685302021e02, 3.20937758913846947e03,
+                           1.85777706184603153e-1)
+_B0, _B1, _B2, _B3 = (2.36012909523441209e01, 2.44024637934444173e02,
+                      1.28261652607737228e03, 2.84423683343917062e03)
+_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8 = (
+    5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+    2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
+    2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8)
+_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7 = (
+    1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+    1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+    3.43936767414372164e03, 1.23033935480374942e03)
+_P0, _P1, _P2, _P3, _P4, _P5 = (3.05326634961232344e-1, 3.60344899949804439e-1,
+                                1.25781726111229246e-1, 1.60837851487422766e-2,
+                                6.58749161529837803e-4, 1.63153871373020978e-2)
+_Q0, _Q1, _Q2, _Q3, _Q4 = (2.56852019228982242e00, 1.87295284992346047e00,
+                           5.27905102951428412e-1, 6.05183413124413191e-2,
+                           2.33520497626869185e-3)
+_INV_SQRTPI = 1.0 / math.sqrt(math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_ERF_SMALL = 0.46875
+
+
+@inline_kernel
+def _erf_small(z):
+    """``erf(z)`` for ``|z| <= 0.46875`` (Cody's first rational)."""
+    zz = z * z
+    num = fma(fma(fma(fma(_A4, zz, _A0), zz, _A1), zz, _A2), zz, _A3)
+    den = fma(fma(fma(zz + _B0, zz, _B1), zz, _B2), zz, _B3)
+    return z * num / den
+
+
+@inline_kernel
+def _erfcx_ratio(y):
+    """``erfcx(y) = e^(y^2) erfc(y)`` for ``y > 0.46875`` as a ratio ``(num, den)``
+    (Cody's second and third rationals), so a caller dividing by it divides once."""
+    if y <= 4.0:
+        num = fma(fma(fma(fma(fma(fma(fma(fma(_C8, y, _C0), y, _C1), y, _C2), y, _C3), y,
+                                  _C4), y, _C5), y, _C6), y, _C7)
+        den = fma(fma(fma(fma(fma(fma(fma(y + _D0, y, _D1), y, _D2), y, _D3), y, _D4), y,
+                                  _D5), y, _D6), y, _D7)
+        return num, den
+    u = 1.0 / (y * y)
+    num = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
+    den = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
+    # (1/sqrt(pi) - u num/den) / y
+    return fma(_INV_SQRTPI, den, -u * num), den * y
+
+
+@inline_kernel
+def erfcx(y):
+    """The scaled complementary error function ``e^(y^2) erfc(y)`` for ``y >= 0``
+    (Cody 1969; ``y < 0.46875`` through ``erf``), relative error about 1e-16."""
+    if y <= _ERF_SMALL:
+        return exp(y * y) * (1.0 - _erf_small(y))
+    num, den = _erfcx_ratio(y)
+    return num / den
+
+
+@inline_kernel
+def _cdf(x):
+    """Standard normal cdf ``Phi(x) = erfc(-x/sqrt2)/2`` (relative accuracy in the lower
+    tail): ``(1 - erf(-x/sqrt2))/2`` near 0, else ``e^(-y^2) erfcx(|y|)/2`` with
+    ``y = -x/sqrt2`` (or 1 minus it for ``x > 0``)."""
+    y = -x * 0.7071067811865476
+    ay = abs(y)
+    if ay <= _ERF_SMALL:
+        return 0.5 - 0.5 * _erf_small(y)
+    h = 0.5 * exp(-y * y) * erfcx(ay)
+    return h if y > 0.0 else 1.0 - h
+
+
+@inline_kernel
+def _v_win(x):
+    """``v = phi(x)/Phi(x)`` for ``x >= -30``, with ``Phi(x) = erfc(-x/sqrt2)/2``:
+    ``v = sqrt(2/pi)/erfcx(-x/sqrt2)`` below ``x = -0.46875 sqrt2`` (no exponential), and
+    ``phi(x) / (1 - e^(-x^2/2) erfcx(x/sqrt2)/2)`` or ``phi(x) / ((1 + erf(x/sqrt2))/2)``
+    elsewhere (one exponential)."""
+    y = -x * 0.7071067811865476
+    if y > _ERF_SMALL:
+        num, den = _erfcx_ratio(y)
+        return _SQRT_2_OVER_PI * den / num
+    ex = exp(-0.5 * x * x)
+    if y >= -_ERF_SMALL:
+        return 2.0 * _INV_SQRT2PI * ex / (1.0 - _erf_small(y))
+    num, den = _erfcx_ratio(-y)
+    return _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
+
+
 @inline_kernel
 def _v_w_win(x):
     """``(v, 1 - w)`` of a win with ``x = t - e``: ``v = phi(x)/Phi(x)``,
     ``w = v (v + x)``; below ``x = -30`` from the continued fraction (``v = z + G_1``,
     ``1 - w = G_1 (2 G_2 - G_1)``, ``z = -x``), with no cancellation."""
     if x >= _TAIL:
-        p = _cdf(x)
-        v = _INV_SQRT2PI * math.exp(-0.5 * x * x) / p
+        v = _v_win(x)
         return v, 1.0 - v * (v + x)
     z = -x
     g2 = _mills_cf(z, 2)
@@ -274,10 +362,8 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             d = mu[a] - mu[b]
             eps = dfac * 1.4142135623730951
             tie = rank[t0] == rank[t0 + 1]
-            pw = 0.0
-            if predict or not tie:
-                pw = _cdf((d - eps) / c)
             if predict:
+                pw = _cdf((d - eps) / c)
                 pl = _cdf((-d - eps) / c)
                 e0 = 0.5 * (1.0 + pw - pl)
                 pred[t0] = e0
@@ -287,12 +373,7 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             if tie:
                 v, omw = _v_w_draw(d / c, eps / c)
             else:
-                x = (d - eps) / c
-                if x >= _TAIL:
-                    v = _INV_SQRT2PI * math.exp(-0.5 * x * x) / pw
-                    omw = 1.0 - v * (v + x)
-                else:
-                    v, omw = _v_w_win(x)
+                v, omw = _v_w_win((d - eps) / c)
             w = 1.0 - omw
             mu[a] += sa / c * v
             mu[b] -= sb / c * v
