@@ -246,7 +246,7 @@ def test_fast_paths_equal_the_general_kernel():
             cols["player"] += [f"p{i}" for i in rng.choice(players, k, replace=False)]
             cols["rank"] += list(rng.integers(1, k + 1, k))
         plain = Matches.from_arrays(cols["match"], None, cols["player"], rank=cols["rank"])
-        for model in MODELS if k == 2 else ("plackett_luce",):
+        for model in MODELS:  # k = 2: the 1v1 path; k = 4: the free-for-all paths
             config = WengLinConfig(model=model, limit_sigma=True)
             fast = wl.rate(plain, config)
             prm = wl._params(config, False)
@@ -255,8 +255,10 @@ def test_fast_paths_equal_the_general_kernel():
             st_[0::2], st_[1::2] = config.mu, config.sigma ** 2
             pred = np.empty(m.n_teams)
             pair = np.empty(int(m.pair_offsets()[-1]))
+            gp = np.zeros(len(m.players), dtype=np.int64)
             wl._weng_lin_kernel(m.match_team_offsets, m.team_player_offsets, m.player,
-                                m.rank, np.empty(0), np.empty(0), st_, pred, pair, prm)
+                                m.rank, np.empty(0), np.empty(0), st_, pred, pair, gp, prm)
+            np.testing.assert_array_equal(fast.games_played, gp)
             np.testing.assert_allclose(fast.state["mu"], st_[0::2], rtol=1e-12)
             np.testing.assert_allclose(fast.state["sigma"], np.sqrt(st_[1::2]), rtol=1e-12)
             np.testing.assert_allclose(fast.predictions, pred, rtol=1e-12)

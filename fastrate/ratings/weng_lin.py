@@ -224,44 +224,32 @@ def _pdf(x):
 
 
 @inline_kernel
-def _v(x, t):
+def _vw(x, t):
+    """The paper's ``v(x, t) = phi(x - t) / Phi(x - t)`` and ``w(x, t) = v (v + x - t)``
+    from one ``Phi`` and one ``phi``, with openskill's guard (``Phi < eps``: ``v = t - x``,
+    ``w = 1`` for ``x < 0``, else 0)."""
     xt = x - t
     d = _cdf(xt)
     if d < _EPS:
-        return -xt
-    return _pdf(xt) / d
+        return -xt, (1.0 if x < 0.0 else 0.0)
+    v = _pdf(xt) / d
+    return v, v * (v + xt)
 
 
 @inline_kernel
-def _w(x, t):
-    xt = x - t
-    d = _cdf(xt)
-    if d < _EPS:
-        return 1.0 if x < 0.0 else 0.0
-    v = _v(x, t)
-    return v * (v + xt)
-
-
-@inline_kernel
-def _vt(x, t):
+def _vwt(x, t):
+    """The tie functions ``v~(x, t)``, ``w~(x, t)`` from two ``Phi`` and two ``phi``,
+    with openskill's guards (``v~``: ``Phi`` difference below 1e-5; ``w~``: below eps)."""
     xx = abs(x)
     b = _cdf(t - xx) - _cdf(-t - xx)
     if b < 1e-5:
-        if x < 0.0:
-            return -x - t
-        return -x + t
-    a = _pdf(-t - xx) - _pdf(t - xx)
-    return (-a if x < 0.0 else a) / b
-
-
-@inline_kernel
-def _wt(x, t):
-    xx = abs(x)
-    b = _cdf(t - xx) - _cdf(-t - xx)
+        vt = -x - t if x < 0.0 else -x + t
+    else:
+        a = _pdf(-t - xx) - _pdf(t - xx)
+        vt = (-a if x < 0.0 else a) / b
     if b < _EPS:
-        return 1.0
-    vt = _vt(x, t)
-    return ((t - xx) * _pdf(t - xx) + (t + xx) * _pdf(-t - xx)) / b + vt * vt
+        return vt, 1.0
+    return vt, ((t - xx) * _pdf(t - xx) + (t + xx) * _pdf(-t - xx)) / b + vt * vt
 
 
 @inline_kernel
@@ -292,38 +280,53 @@ def _pair_share(ei, ej, d, ic):
 
 
 @inline_kernel
-def _pair_terms(model, i, q, mu, s2, rank, beta2, eps, f, div):
-    """One comparison of team ``i`` with team ``q`` (Bradley-Terry or
-    Thurstone-Mosteller): its contributions to ``Omega_i`` and ``Delta_i``, already
-    times the evidence weight ``f``; ``div`` is openskill's margin divisor (1 if none)."""
-    c = math.sqrt(s2[i] + s2[q] + 2.0 * beta2)
+def _pair_both(model, mi, mq, vi, vq, ri, rq, tie, win, beta2, eps, f, div):
+    """One comparison of teams ``i`` and ``q`` (Bradley-Terry or Thurstone-Mosteller;
+    ``mu``, ``sigma^2``, ``sigma^3``; ``win``: ``i`` ranked ahead, ``tie``: equal ranks):
+    both teams' contributions ``(Omega_i, Delta_i, Omega_q, Delta_q)``, times the
+    evidence weight ``f``; ``div`` is openskill's margin divisor (1 if none).
+
+    The pair shares ``c_iq`` and one evaluation of its curve: ``p_qi = 1 - p_iq``
+    (``e = exp(-|z|)``: the favourite's ``1/(1 + e)``, the underdog's ``e/(1 + e)``,
+    both to full relative precision), ``v(-x) `` of the loser is the winner's ``v(x)``
+    and ``w`` is shared; for a tie ``v~(-x) = -v~(x)``, ``w~(-x) = w~(x)``."""
+    c = math.sqrt(vi + vq + 2.0 * beta2)
     if model == TM_PART:
         c = 2.0 * c
-    sc = s2[i] / c
-    gam = math.sqrt(s2[i]) / c
+    ic = 1.0 / c
+    ic3 = ic * ic * ic
     if model == BT_FULL or model == BT_PART:
-        p = 1.0 / (1.0 + math.exp(((mu[q] - mu[i]) / div) / c))
-        s = 0.0
-        if rank[q] > rank[i]:
-            s = 1.0
-        elif rank[q] == rank[i]:
-            s = 0.5
-        return f * sc * (s - p), f * (gam * sc / c) * p * (1.0 - p)
-    x = (mu[i] - mu[q]) / c / div
-    t = eps / c
-    if rank[q] > rank[i]:
-        return f * sc * _v(x, t), f * gam * sc / c * _w(x, t)
-    if rank[q] < rank[i]:
-        return -f * sc * _v(-x, t), f * gam * sc / c * _w(-x, t)
-    return f * sc * _vt(x, t), f * gam * sc / c * _wt(x, t)
+        z = ((mq - mi) / div) * ic
+        e = exp(-abs(z))
+        a = 1.0 / (1.0 + e)
+        b = e * a
+        pi = a if z <= 0.0 else b
+        s = 1.0 if win else (0.5 if tie else 0.0)
+        pq = f * (a * b) * ic3
+        return (f * vi * ic * (s - pi), ri * pq,
+                f * vq * ic * ((1.0 - s) - (b if z <= 0.0 else a)),
+                rq * pq)
+    x = ((mi - mq) / div) * ic
+    t = eps * ic
+    if tie:
+        v, w = _vwt(x, t)
+        vq_ = v if x == 0.0 else -v
+    elif win:
+        v, w = _vw(x, t)
+        vq_ = -v
+    else:
+        v, w = _vw(-x, t)
+        v, vq_ = -v, v
+    return f * vi * ic * v, f * ri * ic3 * w, f * vq * ic * vq_, f * rq * ic3 * w
 
 
 @kernel
-def _weng_lin_1v1(player, rank, st, pred, prm):
+def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
     """Matches of two one-player teams without weights or margins (every model): the
     general update written out for ``k = 2`` (Plackett-Luce and both Bradley-Terry
     models coincide there). ``st`` holds ``mu, sigma^2`` of every player interleaved;
-    ``pred`` gets both teams' win probability."""
+    ``pred`` gets both teams' win probability, ``pair`` the first's; ``gp`` counts the
+    games played."""
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
     tm = prm.model == TM_FULL or prm.model == TM_PART
     for g in range(player.shape[0] // 2):
@@ -343,6 +346,9 @@ def _weng_lin_1v1(player, rank, st, pred, prm):
         pa = _cdf((ma - mb) * ic) if prm.normal else pl
         pred[2 * g] = pa
         pred[2 * g + 1] = 1.0 - pa
+        pair[g] = pa
+        gp[a] += 1
+        gp[b] += 1
         if tm:
             cc = c
             if prm.model == TM_PART:
@@ -350,11 +356,11 @@ def _weng_lin_1v1(player, rank, st, pred, prm):
             x = (ma - mb) / cc
             t = prm.epsilon / cc
             if tie:
-                oa, da = _vt(x, t), _wt(x, t)
-                ob, db = _vt(-x, t), _wt(-x, t)
+                oa, da = _vwt(x, t)
+                ob, db = (oa if x == 0.0 else -oa), da
             else:
-                oa, da = _v(x, t), _w(x, t)
-                ob, db = -_v(x, t), da
+                oa, da = _vw(x, t)
+                ob, db = -oa, da
             ica = 1.0 / cc
             om_a = va * ica * oa
             om_b = vb * ica * ob
@@ -381,7 +387,7 @@ def _weng_lin_1v1(player, rank, st, pred, prm):
 
 
 @kernel
-def _plackett_luce_ffa(mto, player, rank, st, pred, pair, prm):
+def _plackett_luce_ffa(mto, player, rank, st, pred, pair, gp, prm):
     """Plackett-Luce over matches of one-player teams without weights or margins
     (free-for-alls): :func:`_weng_lin_kernel`'s update with every team sum a single
     player's (so ``sigma_j^2 / sigma_T^2 = 1``), logistic predictions. The rank groups'
@@ -448,15 +454,94 @@ def _plackett_luce_ffa(mto, player, rank, st, pred, pair, prm):
                     nv = min(nv, st[2 * p + 1])
                 st[2 * p] = mu[j] + om
                 st[2 * p + 1] = nv
+                gp[p] += 1
             i = g1
 
 
 @kernel
-def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm):
+def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
+    """The pairwise models (Bradley-Terry, Thurstone-Mosteller, full and partial) over
+    matches of one-player teams without weights or margins (free-for-alls), logistic
+    predictions: :func:`_weng_lin_kernel`'s update with every team a single player (so
+    ``sigma_j^2 / sigma_T^2 = 1``), every pair of teams evaluated once for both
+    (:func:`_pair_both`)."""
+    n_matches = mto.shape[0] - 1
+    kmax = 2
+    for m in range(n_matches):
+        kmax = max(kmax, mto[m + 1] - mto[m])
+    mu = np.empty(kmax)
+    var = np.empty(kmax)
+    r3 = np.empty(kmax)
+    ee = np.empty(kmax)
+    om = np.empty(kmax)
+    de = np.empty(kmax)
+    beta2, tau2, kappa, model, eps = prm.beta2, prm.tau2, prm.kappa, prm.model, prm.epsilon
+    part = model == BT_PART or model == TM_PART
+    win_ = prm.window if part else kmax
+    po = 0
+    for m in range(n_matches):
+        t0 = mto[m]
+        k = mto[m + 1] - t0
+        csum = 0.0
+        xmax = -math.inf
+        for i in range(k):
+            p = player[t0 + i]
+            mu[i] = st[2 * p]
+            v = st[2 * p + 1] + tau2
+            var[i] = v
+            r3[i] = math.sqrt(v) * v
+            csum += v + beta2
+            xmax = max(xmax, mu[i])
+            om[i] = 0.0
+            de[i] = 0.0
+        c = math.sqrt(csum)
+        ic = 1.0 / c
+        tot = 0.0
+        for i in range(k):
+            ee[i] = exp((mu[i] - xmax) * ic)
+            tot += ee[i]
+        itot = 1.0 / tot
+        for i in range(k):
+            pred[t0 + i] = ee[i] * itot
+        for i in range(k):
+            for j in range(i + 1, k):
+                pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
+                po += 1
+        for i in range(k):
+            ri = rank[t0 + i]
+            for q in range(i + 1, min(k, i + win_ + 1)):
+                rq = rank[t0 + q]
+                oi, di, oq, dq = _pair_both(model, mu[i], mu[q], var[i], var[q], r3[i], r3[q],
+                                            ri == rq, ri < rq, beta2, eps, 1.0, 1.0)
+                om[i] += oi
+                de[i] += di
+                om[q] += oq
+                de[q] += dq
+        for i in range(k):
+            o = om[i]
+            d = de[i]
+            if part:
+                n_cmp = min(k, i + win_ + 1) - max(0, i - win_) - 1
+                if n_cmp > 0:
+                    o /= n_cmp
+                    d /= n_cmp
+            v = var[i]
+            nv = v * max(1.0 - d, kappa)
+            p = player[t0 + i]
+            if prm.limit_sigma:
+                nv = min(nv, st[2 * p + 1])
+            st[2 * p] = mu[i] + o
+            st[2 * p + 1] = nv
+            gp[p] += 1
+
+
+@kernel
+def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, prm):
     """Every match in order (the module docstring's update, every model and option).
     ``st`` holds ``mu, sigma^2`` of every player interleaved; ``weight`` (per seat) and
     ``score`` (per team) may be empty; ``pred``/``pair`` get the walk-forward
-    predictions (see :func:`predict_win`). Weight-0 seats are left out."""
+    predictions (see :func:`predict_win`); ``gp`` counts the games played. Weight-0
+    seats are left out."""
     n_matches = mto.shape[0] - 1
     kmax = 2
     for m in range(n_matches):
@@ -469,6 +554,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
     om = np.empty(kmax)
     de = np.empty(kmax)
     fg = np.empty(kmax)
+    r3 = np.empty(kmax)
     has_w = weight.shape[0] > 0
     has_s = score.shape[0] > 0
     beta2, tau2, kappa, model = prm.beta2, prm.tau2, prm.kappa, prm.model
@@ -512,6 +598,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
         for i in range(k):
             csum += s2[i] + beta2
         c = math.sqrt(csum)
+        ic = 1.0 / c
         if prm.normal:
             tot = 0.0
             for i in range(k):
@@ -533,16 +620,17 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
         for i in range(1, k):
             xmax = max(xmax, mu[i])
         for i in range(k):
-            ee[i] = exp((mu[i] - xmax) / c)
+            ee[i] = exp((mu[i] - xmax) * ic)
         if not prm.normal:
             tot = 0.0
             for i in range(k):
                 tot += ee[i]
+            itot = 1.0 / tot
             for i in range(k):
-                pred[t0 + i] = ee[i] / tot
+                pred[t0 + i] = ee[i] * itot
             for i in range(k):
                 for j in range(i + 1, k):
-                    pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], 1.0 / c)
+                    pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
                     po += 1
         if model == PL and margin > 0.0 and prm.openskill_margin:
             for i in range(k):  # openskill's margin shift of the strengths
@@ -605,17 +693,16 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
                     de[j] = (e * r1 - e * e * r2) * (math.sqrt(s2[j]) / c) * s2[j] / (c * c)
                 i = g1
         else:
+            # every pair once, for both teams (each team's terms still summed in the
+            # order of its opponents)
+            part = model == BT_PART or model == TM_PART
+            win_ = prm.window if part else k
             for i in range(k):
-                o_sum = 0.0
-                d_sum = 0.0
-                lo = 0
-                hi = k
-                if model == BT_PART or model == TM_PART:
-                    lo = max(0, i - prm.window)
-                    hi = min(k, i + prm.window + 1)
-                for q in range(lo, hi):
-                    if q == i:
-                        continue
+                om[i] = 0.0
+                de[i] = 0.0
+                r3[i] = math.sqrt(s2[i]) * s2[i]
+            for i in range(k):
+                for q in range(i + 1, min(k, i + win_ + 1)):
                     f = 1.0
                     div = 1.0
                     if margin > 0.0 and sc[i] == sc[i] and sc[q] == sc[q]:
@@ -624,15 +711,19 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
                             div = _divisor(d, margin)
                         else:
                             f = _factor(d, margin)
-                    o, dd = _pair_terms(model, i, q, mu, s2, rk, beta2, prm.epsilon, f, div)
-                    o_sum += o
-                    d_sum += dd
-                n_cmp = hi - lo - 1
-                if (model == BT_PART or model == TM_PART) and n_cmp > 0:
-                    o_sum /= n_cmp
-                    d_sum /= n_cmp
-                om[i] = o_sum
-                de[i] = d_sum
+                    oi, di, oq, dq = _pair_both(model, mu[i], mu[q], s2[i], s2[q], r3[i], r3[q],
+                                                rk[i] == rk[q], rk[i] < rk[q], beta2,
+                                                prm.epsilon, f, div)
+                    om[i] += oi
+                    de[i] += di
+                    om[q] += oq
+                    de[q] += dq
+            if part:
+                for i in range(k):
+                    n_cmp = min(k, i + win_ + 1) - max(0, i - win_) - 1
+                    if n_cmp > 0:
+                        om[i] /= n_cmp
+                        de[i] /= n_cmp
         # player updates
         strict = model == TM_PART
         for i in range(k):
@@ -678,6 +769,44 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, prm)
                 if prm.limit_sigma:
                     nv = min(nv, v0)
                 st[2 * p + 1] = nv
+                gp[p] += 1
+
+
+@kernel
+def _n_pairs(mto):
+    """The number of team pairs of all matches (``pair_offsets(mto)[-1]``)."""
+    n = 0
+    for m in range(mto.shape[0] - 1):
+        k = mto[m + 1] - mto[m]
+        n += k * (k - 1) // 2
+    return n
+
+
+@kernel
+def _pack_state(mu, sigma, mu0, sigma0, st):
+    """``st = [mu_0, sigma_0^2, mu_1, ...]`` from the arrays ``mu``, ``sigma`` (or, when
+    they are empty, every player at ``mu0``, ``sigma0``)."""
+    n = st.shape[0] // 2
+    if mu.shape[0] == 0:
+        v0 = sigma0 * sigma0
+        for p in range(n):
+            st[2 * p] = mu0
+            st[2 * p + 1] = v0
+    else:
+        for p in range(n):
+            st[2 * p] = mu[p]
+            st[2 * p + 1] = sigma[p] * sigma[p]
+
+
+@kernel
+def _unpack_state(st, k, mu, sigma, rating):
+    """``mu``, ``sigma`` and the conservative ``rating = mu - k sigma`` from ``st``."""
+    for p in range(mu.shape[0]):
+        m = st[2 * p]
+        s = math.sqrt(st[2 * p + 1])
+        mu[p] = m
+        sigma[p] = s
+        rating[p] = m - k * s
 
 
 # ----------------------------------------------------------------------------------
@@ -838,40 +967,43 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
 
     check_type(config, WengLinConfig, "weng_lin rate() config must be a WengLinConfig")
     matches = as_matches(data, "weng_lin")
-    mu, sigma, games_played, matches = resolve_skills(matches, initial, mu=config.mu,
-                                                      sigma=config.sigma)
-    n = len(matches.players)
+    empty = np.empty(0)
+    if initial is None:  # every player new: no state to merge
+        n = len(matches.players)
+        mu0, sigma0, games_played = empty, empty, np.zeros(n, dtype=np.int64)
+    else:
+        mu0, sigma0, games_played, matches = resolve_skills(matches, initial, mu=config.mu,
+                                                            sigma=config.sigma)
+        n = len(matches.players)
+        games_played = np.array(games_played, dtype=np.int64)  # counted on in place
     st = np.empty(2 * n, dtype=np.float64)
-    st[0::2] = mu
-    st[1::2] = sigma * sigma
+    _pack_state(mu0, sigma0, float(config.mu), float(config.sigma), st)
     weight = matches.weight
     has_score = matches.score is not None and config.margin > 0.0
     prm = _params(config, has_score)
     pred = np.empty(matches.n_teams, dtype=np.float64)
-    pair = np.empty(int(matches.pair_offsets()[-1]), dtype=np.float64)
-    plain_weights = weight is None or bool((weight == 1.0).all())
-    if matches.is_two_player() and plain_weights and not has_score and not (
-            config.weight_rule == "openskill" and weight is not None):
+    mto = matches.match_team_offsets
+    two_player = matches.is_two_player()
+    pair = np.empty(matches.n_matches if two_player else _n_pairs(mto), dtype=np.float64)
+    # no weights (openskill's rule gives a lone player of weight 1 its upper bound), no
+    # margins: the fast paths
+    plain = (weight is None or (config.weight_rule == "partial"
+                                and bool((weight == 1.0).all()))) and not has_score
+    if two_player and plain:
         if matches.n_matches:
-            _weng_lin_1v1(matches.player, matches.rank, st, pred, prm)
-        pair[:] = pred[0::2]
-    elif (matches.n_seats == matches.n_teams and plain_weights and not has_score
-          and config.model == "plackett_luce" and config.predict == "logistic"
-          and not (config.weight_rule == "openskill" and weight is not None)):
-        _plackett_luce_ffa(matches.match_team_offsets, matches.player, matches.rank, st, pred,
-                           pair, prm)
+            _weng_lin_1v1(matches.player, matches.rank, st, pred, pair, games_played, prm)
+    elif (matches.n_seats == matches.n_teams and plain and config.predict == "logistic"):
+        ffa = _plackett_luce_ffa if config.model == "plackett_luce" else _pairwise_ffa
+        ffa(mto, matches.player, matches.rank, st, pred, pair, games_played, prm)
     else:
-        w = np.empty(0) if weight is None else np.ascontiguousarray(weight, np.float64)
-        s = np.ascontiguousarray(matches.score, np.float64) if has_score else np.empty(0)
-        _weng_lin_kernel(matches.match_team_offsets, matches.team_player_offsets,
-                         matches.player, matches.rank, w, s, st, pred, pair, prm)
-    mu = st[0::2].copy()
-    sigma = np.sqrt(st[1::2])
-    seats = matches.player if weight is None else matches.player[weight > 0.0]
-    games_played = games_played + np.bincount(seats, minlength=n).astype(np.int64)
-    rating = mu - float(config.conservative_k) * sigma
-    out = Ratings("weng_lin", matches.players, rating, games_played, pred, config,
-                  state={"mu": mu, "sigma": sigma}, pair_predictions=pair)
-    # the table order of STATE (Ratings puts unknown columns after games_played)
-    out.state = {c.name: out.state[c.name] for c in STATE}
-    return out
+        w = empty if weight is None else np.ascontiguousarray(weight, np.float64)
+        s = np.ascontiguousarray(matches.score, np.float64) if has_score else empty
+        _weng_lin_kernel(mto, matches.team_player_offsets, matches.player, matches.rank, w, s,
+                         st, pred, pair, games_played, prm)
+    mu = np.empty(n)
+    sigma = np.empty(n)
+    rating = np.empty(n)
+    _unpack_state(st, float(config.conservative_k), mu, sigma, rating)
+    return Ratings("weng_lin", matches.players, rating, games_played, pred, config,
+                   state={"rating": rating, "mu": mu, "sigma": sigma,
+                          "games_played": games_played}, pair_predictions=pair)
