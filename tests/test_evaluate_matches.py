@@ -143,8 +143,6 @@ def long_csv(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("name", MATCH_SYSTEMS)
 def test_rate_long_format_file(long_csv: Path, tmp_path: Path, name: str):
-    if name in ("elom", "codeforces"):
-        pytest.skip(f"{name} rates players, not teams of two")
     out = tmp_path / "ratings.csv"
     pred = tmp_path / "pred.csv"
     result = run("rate", str(long_csv), "-s", name, "--match", "game", "--team", "side",
