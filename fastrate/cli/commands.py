@@ -326,6 +326,6 @@ def systems_command(fmt: str | None) -> None:
         return
     for r in rows:
         presets = f"; presets: {r['presets']}" if r["presets"] else ""
-        click.echo(f"{r['system']:<11} {r['summary']}")
-        click.echo(f"{'':<11} rates {r['data']}{presets}; state: {r['state']}")
+        click.echo(f"{r['system']:<12} {r['summary']}")
+        click.echo(f"{'':<12} rates {r['data']}{presets}; state: {r['state']}")
 
