@@ -240,13 +240,14 @@ def test_fast_paths_equal_the_reference(seq, model, predict, limit):
 def test_fast_paths_equal_the_general_kernel():
     rng = np.random.default_rng(3)
     n, players = 400, 30
-    for k in (2, 4):
-        cols = {"match": np.repeat(np.arange(n), k), "player": [], "rank": []}
+    for k, size in ((2, 1), (4, 1), (2, 2), (3, 3)):
+        cols = {"match": np.repeat(np.arange(n), k * size), "player": [], "rank": []}
         for _ in range(n):
-            cols["player"] += [f"p{i}" for i in rng.choice(players, k, replace=False)]
-            cols["rank"] += list(rng.integers(1, k + 1, k))
-        plain = Matches.from_arrays(cols["match"], None, cols["player"], rank=cols["rank"])
-        for model in MODELS:  # k = 2: the 1v1 path; k = 4: the free-for-all paths
+            cols["player"] += [f"p{i}" for i in rng.choice(players, k * size, replace=False)]
+            cols["rank"] += list(np.repeat(rng.integers(1, k + 1, k), size))
+        team = np.repeat(np.arange(n * k), size) if size > 1 else None
+        plain = Matches.from_arrays(cols["match"], team, cols["player"], rank=cols["rank"])
+        for model in MODELS:  # the 1v1 path, the free-for-all and team paths
             config = WengLinConfig(model=model, limit_sigma=True)
             fast = wl.rate(plain, config)
             prm = wl._params(config, False)
