@@ -326,7 +326,7 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
     beta2 = params.beta2
     tau2 = params.tau2
     dfac = params.draw_factor
-    tol = params.tolerance
+    tol2 = params.tolerance * params.tolerance
     max_it = params.max_iterations
     predict = params.predict
     max_t = 2
@@ -464,9 +464,9 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
                         delta = dl
                     _send_left(x, pp, pt, lp, lt, rp, rt, qp, qt)
                 it += 1
-                if delta <= tol:
+                if delta <= tol2:
                     break
-            if not delta <= tol:
+            if not delta <= tol2:
                 unconverged[m] = 1
         _send_left(0, pp, pt, lp, lt, rp, rt, qp, qt)
         _send_right(nd - 1, pp, pt, lp, lt, rp, rt, qp, qt)
@@ -496,22 +496,26 @@ def _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
     """Difference ``x``: its downward message from the teams' cavities (team ``x``
     without its message from below, team ``x+1`` without its message from above;
     ``pp``/``pt`` the teams' prior precision and precision-mean), the truncation's
-    moment match and the new truncation message; returns the change of the
-    difference's marginal (``max(|d tau|, sqrt|d pi|)``, as the package)."""
+    moment match and the new truncation message; returns the square of the change of
+    the difference's marginal (the package's ``max(|d tau|, sqrt|d pi|)``), which the
+    schedule compares with ``tolerance^2``."""
     p0 = pp[x] + rp[x]
     t0 = pt[x] + rt[x]
     p1 = pp[x + 1] + lp[x + 1]
     t1 = pt[x + 1] + lt[x + 1]
-    # N(m0 - m1, 1/p0 + 1/p1) in natural parameters
-    dp = p0 * p1 / (p0 + p1)
-    dt = (t0 * p1 - t1 * p0) / (p0 + p1)
+    # N(m0 - m1, 1/p0 + 1/p1) in natural parameters (one division)
+    r = 1.0 / (p0 + p1)
+    dp = p0 * p1 * r
+    dt = (t0 * p1 - t1 * p0) * r
     sq = math.sqrt(dp)
     v, omw = _v_w(dt / sq, marg[x] * sq, tie)
     inv = 1.0 / omw
     np_ = dp * inv
     nt_ = (dt + sq * v) * inv
-    delta = abs(nt_ - (dt + qt[x]))
-    dpi = math.sqrt(abs(np_ - (dp + qp[x])))
+    # the package's change max(|d tau|, sqrt|d pi|), squared (no square root)
+    dtau = nt_ - (dt + qt[x])
+    delta = dtau * dtau
+    dpi = abs(np_ - (dp + qp[x]))
     if dpi > delta:
         delta = dpi
     qp[x] = np_ - dp
@@ -530,8 +534,9 @@ def _send_right(x, pp, pt, lp, lt, rp, rt, qp, qt):
     p0 = pp[x] + rp[x]
     t0 = pt[x] + rt[x]
     # N(t0/p0 - qt/q, 1/p0 + 1/q)
-    rp[x + 1] = p0 * q / (p0 + q)
-    rt[x + 1] = (t0 * q - qt[x] * p0) / (p0 + q)
+    r = 1.0 / (p0 + q)
+    rp[x + 1] = p0 * q * r
+    rt[x + 1] = (t0 * q - qt[x] * p0) * r
 
 
 @inline_kernel
@@ -544,8 +549,9 @@ def _send_left(x, pp, pt, lp, lt, rp, rt, qp, qt):
         return
     p1 = pp[x + 1] + lp[x + 1]
     t1 = pt[x + 1] + lt[x + 1]
-    lp[x] = p1 * q / (p1 + q)
-    lt[x] = (t1 * q + qt[x] * p1) / (p1 + q)
+    r = 1.0 / (p1 + q)
+    lp[x] = p1 * q * r
+    lt[x] = (t1 * q + qt[x] * p1) * r
 
 
 # ----------------------------------------------------------------------------------
