@@ -306,8 +306,12 @@ def _pair_both(model, mi, mq, vi, vq, ri, rq, tie, win, beta2, eps, f, div):
         return (f * vi * ic * (s - pi), ri * pq,
                 f * vq * ic * ((1.0 - s) - (b if z <= 0.0 else a)),
                 rq * pq)
-    x = ((mi - mq) / div) * ic
-    t = eps * ic
+    # openskill's order of operations: v~ and w~ take differences of nearly equal Phi
+    # and phi values, which magnify last-bit differences in x and t
+    x = (mi - mq) / c / div
+    t = eps / c
+    si = vi / c
+    sq = vq / c
     if tie:
         v, w = _vwt(x, t)
         vq_ = v if x == 0.0 else -v
@@ -317,7 +321,8 @@ def _pair_both(model, mi, mq, vi, vq, ri, rq, tie, win, beta2, eps, f, div):
     else:
         v, w = _vw(-x, t)
         v, vq_ = -v, v
-    return f * vi * ic * v, f * ri * ic3 * w, f * vq * ic * vq_, f * rq * ic3 * w
+    return (f * si * v, f * (math.sqrt(vi) / c) * si / c * w, f * sq * vq_,
+            f * (math.sqrt(vq) / c) * sq / c * w)
 
 
 @kernel
