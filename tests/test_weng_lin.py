@@ -199,8 +199,13 @@ def test_equals_live_openskill_with_its_weights_and_margins(seq, model, margin):
                            weight_rule="openskill")
     want = _openskill_run(seq, OS_CLASS[model](margin=margin), by_score=True, weighted=True)
     r = _fastrate_run(seq, config, by_score=True, weighted=True)
+    # Thurstone-Mosteller's tie functions divide by Phi(eps - |x|) - Phi(-eps - |x|), a
+    # difference of two numbers near 1/2 when the teams' variance is large (weights
+    # rescaled to [1, 2] make it so): a run of all-tie matches loses about two digits
+    # per match in both implementations, and hypothesis found 1.2e-9 between them
+    tol = 1e-8 if model.startswith("thurstone") else 1e-9
     for p, ms in want.items():
-        assert _state(r, p) == pytest.approx(ms, rel=1e-9, abs=1e-9)
+        assert _state(r, p) == pytest.approx(ms, rel=tol, abs=tol)
 
 
 @settings(max_examples=60)
