@@ -431,6 +431,25 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
                     tot += lg[k]
                 for k in range(nt):
                     pred[t0 + k] = lg[k] / tot
+        # -- two teams: the closed form (one truncation) ---------------------------
+        if nt == 2:
+            c2 = tv[0] + tv[1]
+            c = math.sqrt(c2)
+            v, omw = _v_w((tm[0] - tm[1]) / c, dfac * math.sqrt(tn[0] + tn[1]) / c,
+                          rank[t0] == rank[t0 + 1])
+            vc = v / c
+            wc = (1.0 - omw) / c2
+            for k in range(2):
+                sv = vc if k == 0 else -vc
+                for s in range(tpo[t0 + k], tpo[t0 + k + 1]):
+                    ws = weight[s]
+                    if ws > 0.0:
+                        p = player[s]
+                        s2 = sigma[p] * sigma[p] + tau2
+                        mu[p] += ws * s2 * sv
+                        sigma[p] = math.sqrt(s2 * (1.0 - ws * ws * s2 * wc))
+                        games[p] += 1
+            continue
         # -- messages ------------------------------------------------------------
         for k in range(nt):
             lp[k] = 0.0
@@ -443,31 +462,27 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             pt[k] = tm[k] / tv[k]
             marg[k] = dfac * math.sqrt(tn[k] + tn[k + 1]) if k < nt - 1 else 0.0
         nd = nt - 1
-        if nd == 1:
-            _diff_update(0, pp, pt, lp, lt, rp, rt, qp, qt, marg,
-                         rank[t0] == rank[t0 + 1])
-        else:
-            it = 0
-            delta = _INF
-            while it < max_it:
-                delta = 0.0
-                for x in range(nd - 1):
-                    dl = _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg,
-                                      rank[t0 + x] == rank[t0 + x + 1])
-                    if dl > delta:
-                        delta = dl
-                    _send_right(x, pp, pt, lp, lt, rp, rt, qp, qt)
-                for x in range(nd - 1, 0, -1):
-                    dl = _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg,
-                                      rank[t0 + x] == rank[t0 + x + 1])
-                    if dl > delta:
-                        delta = dl
-                    _send_left(x, pp, pt, lp, lt, rp, rt, qp, qt)
-                it += 1
-                if delta <= tol2:
-                    break
-            if not delta <= tol2:
-                unconverged[m] = 1
+        it = 0
+        delta = _INF
+        while it < max_it:
+            delta = 0.0
+            for x in range(nd - 1):
+                dl = _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg,
+                                  rank[t0 + x] == rank[t0 + x + 1])
+                if dl > delta:
+                    delta = dl
+                _send_right(x, pp, pt, lp, lt, rp, rt, qp, qt)
+            for x in range(nd - 1, 0, -1):
+                dl = _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg,
+                                  rank[t0 + x] == rank[t0 + x + 1])
+                if dl > delta:
+                    delta = dl
+                _send_left(x, pp, pt, lp, lt, rp, rt, qp, qt)
+            it += 1
+            if delta <= tol2:
+                break
+        if not delta <= tol2:
+            unconverged[m] = 1
         _send_left(0, pp, pt, lp, lt, rp, rt, qp, qt)
         _send_right(nd - 1, pp, pt, lp, lt, rp, rt, qp, qt)
         # -- players -------------------------------------------------------------
