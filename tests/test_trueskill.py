@@ -491,3 +491,30 @@ def test_bad_arguments():
         match_quality([[D], [D]], [[1.0], [1.5]])
     with pytest.raises(InputError, match="n_players must be >= 2"):
         trueskill.expected_score(25, 8, 25, 8, n_players=1)
+
+
+def test_erfcx_against_erfc_times_exp_and_the_asymptotic_series():
+    # y = k/64 up to 26 (where erfc underflows): y*y is exact, so erfc(y) e^(y^2) has
+    # only the library's rounding; far out, the asymptotic series of erfcx
+    for k in range(0, 26 * 64):
+        y = k / 64.0
+        assert trueskill.erfcx(y) == pytest.approx(math.erfc(y) * math.exp(y * y), rel=2e-15)
+    for y in (1e3, 3.7e4, 1e8, 1e150):
+        u = 1.0 / (2.0 * y * y)
+        series = (1.0 - u + 3.0 * u * u) / (y * math.sqrt(math.pi))
+        assert trueskill.erfcx(y) == pytest.approx(series, rel=1e-15)
+
+
+def test_v_of_a_win_from_erfcx_matches_the_normal_functions():
+    # the two-player update is mu +- sigma^2/c v((d - eps)/c): recover v from rate_match
+    # over a wide range of upsets and compare it with phi/Phi from math.erfc
+    cfg = TrueSkillConfig(tau=0.0)
+    eps = cfg.draw_factor() * math.sqrt(2.0)
+    for d in np.linspace(-60.0, 40.0, 201):
+        (a,), (b,) = rate_match([[(float(d), 3.0)], [(0.0, 4.0)]], config=cfg)
+        c = math.sqrt(9.0 + 16.0 + 2.0 * cfg.beta ** 2)
+        x = (d - eps) / c
+        v = (a[0] - d) * c / 9.0
+        ref = math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) / (0.5 * math.erfc(-x / math.sqrt(2)))
+        # a[0] - d loses the last bits of d: allow a few units in the last place of d
+        assert abs(v - ref) <= 1e-12 * ref + 1e-15 * (abs(d) + 1.0) * c / 9.0
