@@ -467,17 +467,15 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
         while it < max_it:
             delta = 0.0
             for x in range(nd - 1):
-                dl = _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg,
+                dl = _diff_update(x, 1, pp, pt, lp, lt, rp, rt, qp, qt, marg,
                                   rank[t0 + x] == rank[t0 + x + 1])
                 if dl > delta:
                     delta = dl
-                _send_right(x, pp, pt, lp, lt, rp, rt, qp, qt)
             for x in range(nd - 1, 0, -1):
-                dl = _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg,
+                dl = _diff_update(x, 2, pp, pt, lp, lt, rp, rt, qp, qt, marg,
                                   rank[t0 + x] == rank[t0 + x + 1])
                 if dl > delta:
                     delta = dl
-                _send_left(x, pp, pt, lp, lt, rp, rt, qp, qt)
             it += 1
             if delta <= tol2:
                 break
@@ -507,34 +505,60 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
 
 
 @inline_kernel
-def _diff_update(x, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
+def _diff_update(x, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
     """Difference ``x``: its downward message from the teams' cavities (team ``x``
     without its message from below, team ``x+1`` without its message from above;
     ``pp``/``pt`` the teams' prior precision and precision-mean), the truncation's
-    moment match and the new truncation message; returns the square of the change of
-    the difference's marginal (the package's ``max(|d tau|, sqrt|d pi|)``), which the
+    moment match and the new truncation message, then (``send`` 1) the message to team
+    ``x+1`` as :func:`_send_right` or (``send`` 2) to team ``x`` as :func:`_send_left`
+    would give it, formed from the moment match directly (one division on the path
+    from one difference to the next). Returns the square of the change of the
+    difference's marginal (the package's ``max(|d tau|, sqrt|d pi|)``), which the
     schedule compares with ``tolerance^2``."""
     p0 = pp[x] + rp[x]
     t0 = pt[x] + rt[x]
     p1 = pp[x + 1] + lp[x + 1]
     t1 = pt[x + 1] + lt[x + 1]
-    # N(m0 - m1, 1/p0 + 1/p1) in natural parameters (one division)
-    r = 1.0 / (p0 + p1)
-    dp = p0 * p1 * r
-    dt = (t0 * p1 - t1 * p0) * r
+    # N(m0 - m1, 1/p0 + 1/p1) in natural parameters: (dp, dt) = (p0 p1, t0 p1 - t1 p0)/s
+    s = p0 + p1
+    pr = p0 * p1
+    nm = t0 * p1 - t1 * p0
+    r = 1.0 / s
+    dp = pr * r
+    dt = nm * r
     sq = math.sqrt(dp)
-    v, omw = _v_w(dt / sq, marg[x] * sq, tie)
+    # t = dt/sqrt(dp) = nm/sqrt(p0 p1 s)
+    v, omw = _v_w(nm / math.sqrt(pr * s), marg[x] * sq, tie)
+    # the new truncation message (dp/omw - dp, (dt + sq v)/omw - dt) = (a, b)/omw
+    a = dp * (1.0 - omw)
+    b = dt * (1.0 - omw) + sq * v
     inv = 1.0 / omw
-    np_ = dp * inv
-    nt_ = (dt + sq * v) * inv
+    q = a * inv
+    qtn = b * inv
     # the package's change max(|d tau|, sqrt|d pi|), squared (no square root)
-    dtau = nt_ - (dt + qt[x])
+    dtau = qtn - qt[x]
     delta = dtau * dtau
-    dpi = abs(np_ - (dp + qp[x]))
+    dpi = abs(q - qp[x])
     if dpi > delta:
         delta = dpi
-    qp[x] = np_ - dp
-    qt[x] = nt_ - dt
+    qp[x] = q
+    qt[x] = qtn
+    if send == 1:  # -> team x+1 (t_{x+1} = t_x - d_x): N(t0/p0 - qt/q, 1/p0 + 1/q)
+        if a > 0.0:
+            h = 1.0 / (p0 * omw + a)
+            rp[x + 1] = p0 * a * h
+            rt[x + 1] = (t0 * a - b * p0) * h
+        else:
+            rp[x + 1] = 0.0
+            rt[x + 1] = 0.0
+    elif send == 2:  # -> team x (t_x = d_x + t_{x+1})
+        if a > 0.0:
+            h = 1.0 / (p1 * omw + a)
+            lp[x] = p1 * a * h
+            lt[x] = (t1 * a + b * p1) * h
+        else:
+            lp[x] = 0.0
+            lt[x] = 0.0
     return delta
 
 
