@@ -201,10 +201,13 @@ def _erfcx_ratio(y):
     """``erfcx(y) = e^(y^2) erfc(y)`` for ``y > 0.46875`` as a ratio ``(num, den)``
     (Cody's second and third rationals), so a caller dividing by it divides once."""
     if y <= 4.0:
-        num = fma(fma(fma(fma(fma(fma(fma(fma(_C8, y, _C0), y, _C1), y, _C2), y, _C3), y,
-                                  _C4), y, _C5), y, _C6), y, _C7)
-        den = fma(fma(fma(fma(fma(fma(fma(y + _D0, y, _D1), y, _D2), y, _D3), y, _D4), y,
-                                  _D5), y, _D6), y, _D7)
+        # Estrin's scheme (a shorter chain than Horner's; all terms positive)
+        y2 = y * y
+        y4 = y2 * y2
+        num = fma(_C8, y4 * y4, fma(fma(fma(_C0, y, _C1), y2, fma(_C2, y, _C3)), y4,
+                                    fma(fma(_C4, y, _C5), y2, fma(_C6, y, _C7))))
+        den = fma(y4, y4, fma(fma(fma(_D0, y, _D1), y2, fma(_D2, y, _D3)), y4,
+                              fma(fma(_D4, y, _D5), y2, fma(_D6, y, _D7))))
         return num, den
     u = 1.0 / (y * y)
     num = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
@@ -248,7 +251,11 @@ def _v_win(x):
         return _SQRT_2_OVER_PI * den / num
     ex = exp(-0.5 * x * x)
     if y >= -_ERF_SMALL:
-        return 2.0 * _INV_SQRT2PI * ex / (1.0 - _erf_small(y))
+        # 1 - erf(y) = (den - y num)/den with erf(y) = y num/den (Cody's first rational)
+        yy = y * y
+        n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
+        d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
+        return 2.0 * _INV_SQRT2PI * ex * d1 / (d1 - y * n1)
     num, den = _erfcx_ratio(-y)
     return _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
 
