@@ -185,6 +185,8 @@ _Q0, _Q1, _Q2, _Q3, _Q4 = (2.56852019228982242e00, 1.87295284992346047e00,
 _INV_SQRTPI = 1.0 / math.sqrt(math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _ERF_SMALL = 0.46875
+#: :func:`fastrate._vecmath.exp`, always inlined (the pair predictions call it in a loop)
+_exp_inline = inline_kernel(exp.py_func)
 
 
 @inline_kernel
@@ -235,7 +237,7 @@ def _cdf(x):
     ay = abs(y)
     if ay <= _ERF_SMALL:
         return 0.5 - 0.5 * _erf_small(y)
-    h = 0.5 * exp(-y * y) * erfcx(ay)
+    h = 0.5 * _exp_inline(-y * y) * erfcx(ay)
     return h if y > 0.0 else 1.0 - h
 
 
@@ -317,8 +319,8 @@ def _v_w(t, e, tie):
 @inline_kernel
 def _pair_score(d, var, eps):
     """``(P(first wins), P(second wins))`` for a difference ``N(d, var)`` and margin eps."""
-    c = math.sqrt(var)
-    return _cdf((d - eps) / c), _cdf((-d - eps) / c)
+    ic = 1.0 / math.sqrt(var)
+    return _cdf((d - eps) * ic), _cdf((-d - eps) * ic)
 
 
 @kernel
