@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import metrics as ref
 
 from fastrate import metrics
 from fastrate.data._csr import pair_members
 from fastrate.errors import InputError
-from reference import metrics as ref
 
 
 def _arrays(matches):

@@ -60,7 +60,6 @@ def test_results_carry_exactly_the_declared_state(name):
 
 def _random_matches(n: int, players: int, seed: int):
     """Random free-for-alls and team matches in 8 periods, with ties and partial play."""
-    from fastrate.data import Matches
 
     rng = np.random.default_rng(seed)
     match, team, player, rank, weight, period = [], [], [], [], [], []
