@@ -31,10 +31,11 @@ Before every match each of its players' variance grows by the dynamics factor:
   Matches still above the tolerance after ``max_iterations`` sweeps keep their last
   messages and are listed in ``Ratings.unconverged`` (stored match indices).
 
-**Tail safety**: ``v`` and ``w`` are evaluated with ``erfc`` (not ``1 - erf``) and, far in
-the tail of a win (``t - e < -30``, where ``Phi`` loses all precision), from the
-continued fraction of the Mills ratio, with ``1 - w`` formed without cancellation; the
-draw ``w`` is kept in ``[0, 1)``. So ratings stay finite and ordered where the
+**Tail safety**: ``v`` and ``w`` are evaluated with the scaled ``erfcx(y) = e^(y^2)
+erfc(y)`` (Cody's rationals; never ``1 - erf``) and, far in the tail of a win
+(``t - e < -30``, where ``Phi`` loses all precision), from the continued fraction of the
+Mills ratio, with ``1 - w`` formed without cancellation; the draw ``w`` is kept in
+``[0, 1)``. So ratings stay finite and ordered where the
 ``trueskill`` package fails (its issue #22: a 20,000-player free-for-all gives negative
 sigmas or NaN).
 
@@ -186,7 +187,7 @@ _INV_SQRTPI = 1.0 / math.sqrt(math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _ERF_SMALL = 0.46875
 #: :func:`fastrate._vecmath.exp`, always inlined (the pair predictions call it in a loop)
-_exp_inline = inline_kernel(exp.py_func)
+_exp_inline = inline_kernel(getattr(exp, "py_func", exp))
 
 
 @inline_kernel
