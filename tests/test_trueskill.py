@@ -518,3 +518,26 @@ def test_v_of_a_win_from_erfcx_matches_the_normal_functions():
         ref = math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) / (0.5 * math.erfc(-x / math.sqrt(2)))
         # a[0] - d loses the last bits of d: allow a few units in the last place of d
         assert abs(v - ref) <= 1e-12 * ref + 1e-15 * (abs(d) + 1.0) * c / 9.0
+
+
+def test_two_player_update_does_not_depend_on_predicting():
+    # rate() predicts (and shares the win's erfcx with the prediction); rate_match does
+    # not: the same bits
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        mu_a, mu_b = rng.normal(25.0, 15.0, 2)
+        s_a, s_b = rng.uniform(0.5, 9.0, 2)
+        tie = bool(rng.random() < 0.2)
+        prev = Matches.from_arrays(match=[0, 0, 1, 1], team=None, player=["a", "x", "b", "y"],
+                                   rank=[1, 2, 1, 2])
+        start = trueskill.rate(prev)
+        start.state["mu"][:] = [mu_a, 25.0, mu_b, 25.0]
+        start.state["sigma"][:] = [s_a, 8.0, s_b, 8.0]
+        one = Matches.from_arrays(match=[0, 0], team=None, player=["a", "b"],
+                                  rank=[1, 1] if tie else [1, 2])
+        got = trueskill.rate(one, initial=start)
+        (a,), (b,) = rate_match([[(mu_a, s_a)], [(mu_b, s_b)]], [0, 0] if tie else [0, 1])
+        assert float(got.state["mu"][got.players.id_of("a")]) == a[0]
+        assert float(got.state["sigma"][got.players.id_of("a")]) == a[1]
+        assert float(got.state["mu"][got.players.id_of("b")]) == b[0]
+        assert float(got.state["sigma"][got.players.id_of("b")]) == b[1]

@@ -264,6 +264,25 @@ def _v_win(x):
 
 
 @inline_kernel
+def _cdf_v(x):
+    """``(Phi(x), v)`` for ``x >= -30``: ``v`` exactly as :func:`_v_win` computes it and
+    ``Phi(x)`` from the same rational (the two-player path predicts and updates with
+    one evaluation)."""
+    y = -x * 0.7071067811865476
+    if y > _ERF_SMALL:
+        num, den = _erfcx_ratio(y)
+        return 0.5 * _exp_inline(-y * y) * (num / den), _SQRT_2_OVER_PI * den / num
+    ex = exp(-0.5 * x * x)
+    if y >= -_ERF_SMALL:
+        yy = y * y
+        n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
+        d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
+        return 0.5 - 0.5 * (y * n1 / d1), 2.0 * _INV_SQRT2PI * ex * d1 / (d1 - y * n1)
+    num, den = _erfcx_ratio(-y)
+    return 1.0 - 0.5 * ex * (num / den), _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
+
+
+@inline_kernel
 def _v_w_win(x):
     """``(v, 1 - w)`` of a win with ``x = t - e``: ``v = phi(x)/Phi(x)``,
     ``w = v (v + x)``; below ``x = -30`` from the continued fraction (``v = z + G_1``,
@@ -372,18 +391,26 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             d = mu[a] - mu[b]
             eps = dfac * 1.4142135623730951
             tie = rank[t0] == rank[t0 + 1]
+            xa = (d - eps) / c
+            pw = 0.0
+            if tie:
+                v, omw = _v_w_draw(d / c, eps / c)
+                if predict:
+                    pw = _cdf(xa)
+            elif predict and xa >= _TAIL:
+                pw, v = _cdf_v(xa)  # v as _v_w_win gives it
+                omw = 1.0 - v * (v + xa)
+            else:
+                v, omw = _v_w_win(xa)
+                if predict:
+                    pw = _cdf(xa)
             if predict:
-                pw = _cdf((d - eps) / c)
                 pl = _cdf((-d - eps) / c)
                 e0 = 0.5 * (1.0 + pw - pl)
                 pred[t0] = e0
                 pred[t0 + 1] = 1.0 - e0
                 pair_pred[pair] = e0
                 pair += 1
-            if tie:
-                v, omw = _v_w_draw(d / c, eps / c)
-            else:
-                v, omw = _v_w_win((d - eps) / c)
             w = 1.0 - omw
             mu[a] += sa / c * v
             mu[b] -= sb / c * v
