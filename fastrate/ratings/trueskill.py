@@ -243,43 +243,29 @@ def _cdf(x):
 
 
 @inline_kernel
-def _v_win(x):
-    """``v = phi(x)/Phi(x)`` for ``x >= -30``, with ``Phi(x) = erfc(-x/sqrt2)/2``:
-    ``v = sqrt(2/pi)/erfcx(-x/sqrt2)`` below ``x = -0.46875 sqrt2`` (no exponential), and
-    ``phi(x) / (1 - e^(-x^2/2) erfcx(x/sqrt2)/2)`` or ``phi(x) / ((1 + erf(x/sqrt2))/2)``
-    elsewhere (one exponential)."""
+def _phi_v(x, with_phi):
+    """``(Phi(x), v)`` for ``x >= -30`` with ``v = phi(x)/Phi(x)`` and ``Phi(x) =
+    erfc(-x/sqrt2)/2`` (``Phi`` only when ``with_phi``, else 0; ``v`` the same bits
+    either way): ``v = sqrt(2/pi)/erfcx(-x/sqrt2)`` below ``x = -0.46875 sqrt2`` (no
+    exponential for ``v``), and ``phi(x) / (1 - e^(-x^2/2) erfcx(x/sqrt2)/2)`` or
+    ``phi(x) / ((1 + erf(x/sqrt2))/2)`` elsewhere (one exponential). The two-player
+    path predicts and updates with one evaluation."""
     y = -x * 0.7071067811865476
     if y > _ERF_SMALL:
         num, den = _erfcx_ratio(y)
-        return _SQRT_2_OVER_PI * den / num
+        p = 0.5 * _exp_inline(-y * y) * (num / den) if with_phi else 0.0
+        return p, _SQRT_2_OVER_PI * den / num
     ex = exp(-0.5 * x * x)
     if y >= -_ERF_SMALL:
         # 1 - erf(y) = (den - y num)/den with erf(y) = y num/den (Cody's first rational)
         yy = y * y
         n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
         d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
-        return 2.0 * _INV_SQRT2PI * ex * d1 / (d1 - y * n1)
+        p = 0.5 - 0.5 * (y * n1 / d1) if with_phi else 0.0
+        return p, 2.0 * _INV_SQRT2PI * ex * d1 / (d1 - y * n1)
     num, den = _erfcx_ratio(-y)
-    return _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
-
-
-@inline_kernel
-def _cdf_v(x):
-    """``(Phi(x), v)`` for ``x >= -30``: ``v`` exactly as :func:`_v_win` computes it and
-    ``Phi(x)`` from the same rational (the two-player path predicts and updates with
-    one evaluation)."""
-    y = -x * 0.7071067811865476
-    if y > _ERF_SMALL:
-        num, den = _erfcx_ratio(y)
-        return 0.5 * _exp_inline(-y * y) * (num / den), _SQRT_2_OVER_PI * den / num
-    ex = exp(-0.5 * x * x)
-    if y >= -_ERF_SMALL:
-        yy = y * y
-        n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
-        d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
-        return 0.5 - 0.5 * (y * n1 / d1), 2.0 * _INV_SQRT2PI * ex * d1 / (d1 - y * n1)
-    num, den = _erfcx_ratio(-y)
-    return 1.0 - 0.5 * ex * (num / den), _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
+    p = 1.0 - 0.5 * ex * (num / den) if with_phi else 0.0
+    return p, _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
 
 
 @inline_kernel
@@ -288,7 +274,7 @@ def _v_w_win(x):
     ``w = v (v + x)``; below ``x = -30`` from the continued fraction (``v = z + G_1``,
     ``1 - w = G_1 (2 G_2 - G_1)``, ``z = -x``), with no cancellation."""
     if x >= _TAIL:
-        v = _v_win(x)
+        v = _phi_v(x, False)[1]
         return v, 1.0 - v * (v + x)
     z = -x
     g2 = _mills_cf(z, 2)
@@ -398,7 +384,7 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
                 if predict:
                     pw = _cdf(xa)
             elif predict and xa >= _TAIL:
-                pw, v = _cdf_v(xa)  # v as _v_w_win gives it
+                pw, v = _phi_v(xa, True)  # v as _v_w_win gives it
                 omw = 1.0 - v * (v + xa)
             else:
                 v, omw = _v_w_win(xa)
