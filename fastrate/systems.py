@@ -176,14 +176,14 @@ def tiny_data(kind: str) -> Any:
         from fastrate.data.matches import Matches
 
         # a 2v2, a 1v1 draw, a three-player free-for-all with a tie, a 1v2 with a
-        # half-time player; three rating periods
+        # half-time player, a 1v1 win; three rating periods
         return Matches.from_arrays(
-            match=[1, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4],
-            team=["x", "x", "y", "y", "a", "b", "a", "b", "c", "x", "y", "y"],
-            player=["a", "b", "c", "d", "a", "c", "b", "c", "d", "d", "a", "b"],
-            rank=[1, 1, 2, 2, 1, 1, 2, 1, 2, 1, 2, 2],
-            weight=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5],
-            period=[0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
+            match=[1, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5],
+            team=["x", "x", "y", "y", "a", "b", "a", "b", "c", "x", "y", "y", "a", "b"],
+            player=["a", "b", "c", "d", "a", "c", "b", "c", "d", "d", "a", "b", "e", "a"],
+            rank=[1, 1, 2, 2, 1, 1, 2, 1, 2, 1, 2, 2, 1, 2],
+            weight=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 1.0, 1.0],
+            period=[0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2])
     raise ConfigError(f"no tiny data set of kind {kind!r}; kinds: {', '.join(DATA_KINDS)}")
 
 
