@@ -1,0 +1,638 @@
+"""PGN (Portable Game Notation, chess) import: the games' players, results and dates as
+:class:`fastrate.data.Games`, read at memory speed.
+
+:func:`read_pgn` reads one file or several, plain or gzip-compressed (``.gz``). Per game
+it takes the tags ``White``, ``Black`` and ``Result`` (and ``Date``, ``Event`` when
+asked); the movetext (moves, ``{...}`` and ``;`` comments, ``(...)`` variations,
+``$n`` NAGs, ``%`` escape lines) is skipped without being tokenised beyond finding the
+game termination marker (``1-0``, ``0-1``, ``1/2-1/2``, ``*``).
+
+How it is fast: the file's bytes are scanned once by a Numba kernel
+(:func:`_scan_pgn`) that records, per game, the byte ranges of the tag values it needs,
+the Result tag's value and the movetext's termination marker. Names are then copied
+(unescaped) into one Arrow binary array by a second kernel and interned with Arrow's
+``dictionary_encode`` (ids in order of first appearance, white before black within a
+game); only the distinct names become Python strings (UTF-8, else Latin-1, the PGN
+standard's own character set).
+
+Game boundaries (PGN standard section 8): a game is a tag-pair section followed by
+movetext. A ``[`` outside comments after movetext starts the next game, and so does a
+``White``/``Black``/``Result`` tag that the current game already has (a game with a tag
+section and no movetext); a termination marker ends the game, so movetext with no tags
+after it is a game of its own (one without players).
+
+Which games are kept: a game needs a ``White`` and a ``Black`` name (not empty, not
+``"?"``) and a result. The result is the Result tag's; without a Result tag, the
+movetext's termination marker. Games that are unfinished (``*``), have no result, an
+unknown Result value, a Result tag that contradicts the movetext marker, a malformed tag
+pair, an unclosed ``{`` comment, or (with ``date=True``) no usable date are left out and
+counted in :attr:`Games.dropped` as ``(reason, count, "line L of FILE")`` (the first such
+game's first line), never silently.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import gzip
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+from fastrate._validate import Source
+from fastrate.errors import InputError
+
+__all__ = ["read_pgn", "read_synonyms", "REASONS"]
+
+# ----------------------------------------------------------------------------------
+# the scanning kernel
+
+#: int64 fields recorded per game (one row of ``_K`` in a flat 1-D array)
+_K = 15
+(_START, _WS, _WE, _BS, _BE, _RES, _MRES, _DS, _DE, _ES, _EE, _RS, _RE, _BAD,
+ _WHY) = range(_K)
+
+#: byte classes: 0 movetext, 1 ``%``, 2 whitespace, 3 ``{``, 4 ``;``, 5 ``[``
+_CLASS = np.zeros(256, dtype=np.uint8)
+_CLASS[ord("%")] = 1
+_CLASS[[9, 10, 11, 12, 13, 32]] = 2
+_CLASS[ord("{")] = 3
+_CLASS[ord(";")] = 4
+_CLASS[ord("[")] = 5
+
+#: result codes (2 x White's score); 3 = ``*``, 4 = any other Result value, -1 = none
+_UNFINISHED = 3
+_OTHER = 4
+
+#: why a game is malformed (``_WHY``)
+_BAD_TAG = 1
+_OPEN_COMMENT = 2
+
+
+@inline_kernel
+def _is_name_char(c: int) -> bool:
+    return ((c >= 65 and c <= 90) or (c >= 97 and c <= 122) or (c >= 48 and c <= 57)
+            or c == 95)
+
+
+@inline_kernel
+def _tag_field(buf: np.ndarray, s: int, n: int) -> int:
+    """The field (_WS, _BS, _RES, _DS, _ES, _RS) of tag name ``buf[s:s+n]``; -1 for others."""
+    if n == 5:
+        c0, c1, c2, c3, c4 = buf[s], buf[s + 1], buf[s + 2], buf[s + 3], buf[s + 4]
+        if c0 == 87 and c1 == 104 and c2 == 105 and c3 == 116 and c4 == 101:  # White
+            return _WS
+        if c0 == 66 and c1 == 108 and c2 == 97 and c3 == 99 and c4 == 107:  # Black
+            return _BS
+        if c0 == 69 and c1 == 118 and c2 == 101 and c3 == 110 and c4 == 116:  # Event
+            return _ES
+        if c0 == 82 and c1 == 111 and c2 == 117 and c3 == 110 and c4 == 100:  # Round
+            return _RS
+        return -1
+    if n == 6:
+        if (buf[s] == 82 and buf[s + 1] == 101 and buf[s + 2] == 115 and buf[s + 3] == 117
+                and buf[s + 4] == 108 and buf[s + 5] == 116):  # Result
+            return _RES
+        return -1
+    if n == 4:
+        if buf[s] == 68 and buf[s + 1] == 97 and buf[s + 2] == 116 and buf[s + 3] == 101:
+            return _DS  # Date
+    return -1
+
+
+@inline_kernel
+def _result_code(buf: np.ndarray, s: int, e: int) -> int:
+    """2 (``1-0``), 0 (``0-1``), 1 (``1/2-1/2``), 3 (``*``) or 4 (anything else)."""
+    n = e - s
+    if n == 1 and buf[s] == 42:
+        return _UNFINISHED
+    if n == 3 and buf[s + 1] == 45:
+        if buf[s] == 49 and buf[s + 2] == 48:
+            return 2
+        if buf[s] == 48 and buf[s + 2] == 49:
+            return 0
+        return _OTHER
+    if (n == 7 and buf[s] == 49 and buf[s + 1] == 47 and buf[s + 2] == 50 and buf[s + 3] == 45
+            and buf[s + 4] == 49 and buf[s + 5] == 47 and buf[s + 6] == 50):
+        return 1
+    return _OTHER
+
+
+@kernel
+def _scan_pgn(buf: np.ndarray, pos: int, cls: np.ndarray, out: np.ndarray,
+              info: np.ndarray) -> None:
+    """Scan ``buf[pos:]`` game by game, filling ``_K`` fields per game into ``out``.
+
+    Stops before the game that would not fit (``out`` holds ``len(out) // _K`` games):
+    ``info[0]`` = games written, ``info[1]`` = the byte where the scan stopped (the start
+    of the next game, or ``len(buf)``), so the caller can continue from there with a
+    new ``out``. Ranges are ``[start, end)`` byte offsets of tag values (surrounding
+    spaces trimmed), -1 when the tag is absent.
+    """
+    n = buf.shape[0]
+    cap = out.shape[0] // _K
+    g = -1          # the open game
+    state = 0       # 0 between games, 1 in a tag section, 2 in movetext
+    i = pos
+    while i < n:
+        k = cls[buf[i]]
+        if k == 2:
+            i += 1
+            continue
+        if k == 4 or (k == 1 and (i == 0 or buf[i - 1] == 10)):
+            # ';' comment or '%' escape line: to the end of the line
+            while i < n and buf[i] != 10:
+                i += 1
+            continue
+        if k == 3:
+            j = i + 1
+            while j < n and buf[j] != 125:
+                j += 1
+            if j >= n and g >= 0 and state != 0 and out[g * _K + _BAD] < 0:
+                out[g * _K + _BAD] = i
+                out[g * _K + _WHY] = _OPEN_COMMENT
+            i = j + 1
+            continue
+        if k == 5:
+            # a tag pair: [ name "value" ]
+            j = i + 1
+            while j < n and (buf[j] == 32 or buf[j] == 9):
+                j += 1
+            ns = j
+            while j < n and _is_name_char(buf[j]):
+                j += 1
+            ne = j
+            while j < n and (buf[j] == 32 or buf[j] == 9):
+                j += 1
+            ok = ne > ns and j < n and buf[j] == 34
+            vs = ve = 0
+            if ok:
+                j += 1
+                vs = j
+                while j < n and buf[j] != 34 and buf[j] != 10:
+                    if buf[j] == 92 and j + 1 < n and buf[j + 1] != 10:
+                        j += 1
+                    j += 1
+                ve = j
+                ok = j < n and buf[j] == 34
+                j += 1
+                while j < n and (buf[j] == 32 or buf[j] == 9 or buf[j] == 13):
+                    j += 1
+                ok = ok and j < n and buf[j] == 93
+                j += 1
+            field = _tag_field(buf, ns, ne - ns) if ok else -1
+            new = state != 1
+            if not new and (field == _WS or field == _BS or field == _RES):
+                new = out[g * _K + field] >= 0
+            if new:
+                if g + 1 == cap:
+                    info[0] = g + 1
+                    info[1] = i
+                    return
+                g += 1
+                for f in range(_K):
+                    out[g * _K + f] = -1
+                out[g * _K + _START] = i
+                state = 1
+            if not ok:
+                if out[g * _K + _BAD] < 0:
+                    out[g * _K + _BAD] = i
+                    out[g * _K + _WHY] = _BAD_TAG
+                j = i
+                while j < n and buf[j] != 10:
+                    j += 1
+            elif field >= 0 and out[g * _K + field] < 0:
+                while vs < ve and (buf[vs] == 32 or buf[vs] == 9):
+                    vs += 1
+                while ve > vs and (buf[ve - 1] == 32 or buf[ve - 1] == 9):
+                    ve -= 1
+                if field == _RES:
+                    out[g * _K + _RES] = _result_code(buf, vs, ve)
+                else:
+                    out[g * _K + field] = vs
+                    out[g * _K + field + 1] = ve
+            i = j
+            continue
+        # a movetext token
+        if state == 0:
+            if g + 1 == cap:
+                info[0] = g + 1
+                info[1] = i
+                return
+            g += 1
+            for f in range(_K):
+                out[g * _K + f] = -1
+            out[g * _K + _START] = i
+        state = 2
+        s = i
+        while i < n and cls[buf[i]] < 2:
+            i += 1
+        c = buf[s]
+        if c == 42 or c == 48 or c == 49:
+            code = _result_code(buf, s, i)
+            if code != _OTHER:
+                out[g * _K + _MRES] = code
+                state = 0
+    info[0] = g + 1
+    info[1] = n
+
+
+@kernel
+def _gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, data: np.ndarray,
+            offsets: np.ndarray) -> None:
+    """Copy the byte ranges ``buf[starts[i]:ends[i]]`` one after the other into ``data``
+    with the PGN string escapes ``\\"`` and ``\\\\`` undone; ``offsets`` (len + 1) gets
+    where each one starts (an Arrow binary array's layout)."""
+    o = 0
+    offsets[0] = 0
+    for r in range(starts.shape[0]):
+        j = starts[r]
+        e = ends[r]
+        while j < e:
+            c = buf[j]
+            if c == 92 and j + 1 < e:
+                j += 1
+                c = buf[j]
+            data[o] = c
+            o += 1
+            j += 1
+        offsets[r + 1] = o
+
+
+@inline_kernel
+def _two_digits(buf: np.ndarray, s: int) -> int:
+    """The number in ``buf[s:s+2]``; 0 for ``??``, -1 when malformed."""
+    a, b = int(buf[s]), int(buf[s + 1])
+    if a == 63 and b == 63:
+        return 0
+    if a < 48 or a > 57 or b < 48 or b > 57:
+        return -1
+    return (a - 48) * 10 + (b - 48)
+
+
+@kernel
+def _parse_dates(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 ymd: np.ndarray) -> None:
+    """Parse ``YYYY.MM.DD`` values (``.``, ``-`` or ``/`` between the parts) into
+    ``ymd[3*i: 3*i+3]`` = year, month, day. A ``??`` month or day is 0; the year is 0
+    when unknown (``????``, or no Date tag: ``starts[i] < 0``) and -1 when the value is
+    malformed."""
+    for r in range(starts.shape[0]):
+        s = starts[r]
+        y = 0
+        m = 0
+        d = 0
+        if s >= 0:
+            if ends[r] - s != 10:
+                y = -1
+            else:
+                sep1 = buf[s + 4]
+                sep2 = buf[s + 7]
+                m = _two_digits(buf, s + 5)
+                d = _two_digits(buf, s + 8)
+                if (sep1 != 46 and sep1 != 45 and sep1 != 47) or sep2 != sep1 or m < 0 or d < 0:
+                    y = -1
+                else:
+                    unknown = 0
+                    for q in range(4):
+                        c = int(buf[s + q])
+                        if c == 63:
+                            unknown += 1
+                        elif c >= 48 and c <= 57:
+                            y = y * 10 + (c - 48)
+                        else:
+                            y = -1
+                            break
+                    if y >= 0 and unknown == 4:
+                        y = 0
+                    elif y >= 0 and unknown > 0:
+                        y = -1
+        ymd[3 * r] = y
+        ymd[3 * r + 1] = m
+        ymd[3 * r + 2] = d
+
+
+# ----------------------------------------------------------------------------------
+# reading files
+
+#: why games are left out, in order of precedence (a game is counted once, under the
+#: first reason that applies); the wording follows "skipped N rows where ..."
+REASONS = (
+    "a tag pair is malformed",
+    "a { comment is not closed",
+    'White or Black is missing, empty or "?"',
+    'the result is "*" (unfinished)',
+    "the game has no result (no Result tag, no termination marker)",
+    "the Result tag is not 1-0, 0-1 or 1/2-1/2",
+    "the Result tag and the movetext's result differ",
+    "the Date is missing or its year unknown",
+    "the Date is malformed",
+)
+
+
+def _read_bytes(path: Path) -> np.ndarray:
+    """The file's bytes (gunzipped for ``.gz`` or gzip magic) as a writable uint8 array."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(2)
+            f.seek(0)
+            if head == b"\x1f\x8b":
+                data = gzip.decompress(f.read())
+                arr = np.empty(len(data), dtype=np.uint8)
+                arr[:] = np.frombuffer(data, dtype=np.uint8)
+                return arr
+            size = os.fstat(f.fileno()).st_size
+            arr = np.empty(size, dtype=np.uint8)
+            got = f.readinto(memoryview(arr))
+            return arr[:got]
+    except FileNotFoundError:
+        raise InputError(f"no such file: {path}") from None
+    except (gzip.BadGzipFile, EOFError, OSError) as e:
+        raise InputError(f"cannot read {path}: {e}") from None
+
+
+def _scan(buf: np.ndarray) -> np.ndarray:
+    """All games of ``buf`` as a (games, _K) int64 array (the kernel, in chunks)."""
+    pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
+    cap = max(64, buf.shape[0] // 200)
+    parts = []
+    info = np.zeros(2, dtype=np.int64)
+    while True:
+        out = np.empty(cap * _K, dtype=np.int64)
+        _scan_pgn(buf, pos, _CLASS, out, info)
+        got, pos = int(info[0]), int(info[1])
+        parts.append(out[:got * _K].reshape(got, _K))
+        if pos >= buf.shape[0]:
+            break
+        cap *= 2
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _ranges_to_arrow(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """The byte ranges as one Arrow binary array (escapes undone)."""
+    import pyarrow as pa
+
+    data = np.empty(max(int((ends - starts).sum()), 1), dtype=np.uint8)
+    offsets = np.empty(starts.shape[0] + 1, dtype=np.int64)
+    _gather(buf, starts, ends, data, offsets)
+    return pa.Array.from_buffers(pa.large_binary(), starts.shape[0],
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _decode(names: list[bytes]) -> list[str]:
+    out = []
+    for b in names:
+        try:
+            out.append(b.decode("utf-8"))
+        except UnicodeDecodeError:
+            out.append(b.decode("latin-1"))
+    return out
+
+
+def _intern(binary) -> tuple[np.ndarray, list[str]]:
+    """(ids in first-appearance order, names) of an Arrow binary array."""
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(binary)
+    ids = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return ids, _decode(enc.dictionary.to_pylist())
+
+
+def _line(buf: np.ndarray, offset: int) -> int:
+    return int(np.count_nonzero(buf[:offset] == 10)) + 1
+
+
+class _File:
+    """One file's games (kept ones) and the reasons it dropped others."""
+
+    def __init__(self, path: Path, *, date: bool, event: bool):
+        self.name = path.name
+        buf = _read_bytes(path)
+        rows = _scan(buf)
+        if rows.shape[0] == 0:
+            raise InputError(f"no games in {path.name}: the file is empty or holds no PGN "
+                             "tag pairs or moves")
+        res, mres = rows[:, _RES], rows[:, _MRES]
+        wlen, blen = rows[:, _WE] - rows[:, _WS], rows[:, _BE] - rows[:, _BS]
+        question = np.uint8(ord("?"))
+
+        def unknown(s, length):
+            first = buf[np.maximum(s, 0)]
+            return (s < 0) | (length <= 0) | ((length == 1) & (first == question))
+
+        result = np.where(res >= 0, res, mres)
+        checks = [
+            rows[:, _WHY] == _BAD_TAG,
+            rows[:, _WHY] == _OPEN_COMMENT,
+            unknown(rows[:, _WS], wlen) | unknown(rows[:, _BS], blen),
+            result == _UNFINISHED,
+            result < 0,
+            result == _OTHER,
+            (res >= 0) & (mres >= 0) & (res != mres),
+        ]
+        ymd = None
+        if date:
+            ymd = np.empty(3 * rows.shape[0], dtype=np.int64)
+            _parse_dates(buf, np.ascontiguousarray(rows[:, _DS]),
+                         np.ascontiguousarray(rows[:, _DE]), ymd)
+            ymd = ymd.reshape(-1, 3)
+            checks += [ymd[:, 0] == 0, _bad_dates(ymd)]
+        why = np.select(checks, np.arange(1, len(checks) + 1), 0)
+        self.dropped: list[tuple[str, int, str]] = []
+        for r in range(1, len(checks) + 1):
+            hit = why == r
+            if hit.any():
+                g = int(np.argmax(hit))
+                off = int(rows[g, _BAD]) if r <= 2 else int(rows[g, _START])
+                self.dropped.append((REASONS[r - 1], int(hit.sum()),
+                                     f"line {_line(buf, off)} of {self.name}"))
+        keep = np.flatnonzero(why == 0)
+        if keep.shape[0] == 0:
+            first = "; ".join(f"{c:,} where {r} (first at {w})" for r, c, w in self.dropped)
+            raise InputError(f"no valid games in {self.name}: {rows.shape[0]:,} games, "
+                             f"all skipped: {first}")
+        rows = rows[keep]
+        self.n = keep.shape[0]
+        self.score = rows[:, _RES].astype(np.float64)
+        self.score = np.where(rows[:, _RES] >= 0, rows[:, _RES], rows[:, _MRES]) * 0.5
+        self.lines_from = (buf, rows[:, _START])
+        starts = np.empty(2 * self.n, dtype=np.int64)
+        ends = np.empty(2 * self.n, dtype=np.int64)
+        starts[0::2], starts[1::2] = rows[:, _WS], rows[:, _BS]
+        ends[0::2], ends[1::2] = rows[:, _WE], rows[:, _BE]
+        self.names = _ranges_to_arrow(buf, starts, ends)
+        self.time = None
+        if ymd is not None:
+            k = ymd[keep]
+            months = (k[:, 0] - 1970) * 12 + np.maximum(k[:, 1], 1) - 1
+            self.time = (months.astype("datetime64[M]").astype("datetime64[D]")
+                         + (np.maximum(k[:, 2], 1) - 1)).astype("datetime64[ns]")
+        self.event = None
+        if event:
+            es, ee = rows[:, _ES].copy(), rows[:, _EE].copy()
+            ee[es < 0] = 0
+            es[es < 0] = 0
+            self.event = _ranges_to_arrow(buf, es, ee)
+        self.game_start = np.ascontiguousarray(rows[:, _START])
+        self._buf = buf
+
+    def release(self) -> None:
+        self._buf = None
+        self.lines_from = None
+
+
+def _bad_dates(ymd: np.ndarray) -> np.ndarray:
+    """Malformed dates and impossible ones (month > 12, day past the month's end)."""
+    y, m, d = ymd[:, 0], ymd[:, 1], ymd[:, 2]
+    bad = (y < 0) | (m > 12) | (d > 31)
+    ok = ~bad & (y > 0)
+    mm = np.where(ok, (y - 1970) * 12 + np.maximum(m, 1) - 1, 0)
+    first = mm.astype("datetime64[M]").astype("datetime64[D]")
+    length = ((mm + 1).astype("datetime64[M]").astype("datetime64[D]") - first).astype(np.int64)
+    return bad | (ok & (d > length))
+
+
+def read_synonyms(path: str | os.PathLike) -> dict[str, str]:
+    """An Ordo-style synonyms file (``ordo -y``): CSV lines ``name,alias1,alias2,...``;
+    returns ``{alias: name}``. Quoted fields may hold commas."""
+    out: dict[str, str] = {}
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        for n, row in enumerate(csv.reader(f), start=1):
+            row = [c.strip() for c in row]
+            if not row or not any(row):
+                continue
+            if not row[0]:
+                raise InputError(f"line {n} of {Path(path).name}: the first field (the name "
+                                 "the aliases stand for) is empty")
+            for alias in row[1:]:
+                if alias and alias != row[0]:
+                    if out.get(alias, row[0]) != row[0]:
+                        raise InputError(f"line {n} of {Path(path).name}: alias {alias!r} "
+                                         f"already stands for {out[alias]!r}")
+                    out[alias] = row[0]
+    return out
+
+
+def _synonyms(names: Mapping[str, str] | str | os.PathLike | None) -> dict[str, str] | None:
+    if names is None:
+        return None
+    if isinstance(names, Mapping):
+        return {str(k): str(v) for k, v in names.items()}
+    if isinstance(names, (str, os.PathLike)):
+        return read_synonyms(names)
+    raise InputError(f"names must be a mapping alias -> name or a synonyms CSV file; got "
+                     f"{type(names).__name__}")
+
+
+def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
+             names: Mapping[str, str] | str | os.PathLike | None = None,
+             date: bool = False, period: str | float | None = None,
+             drop_self_play: bool = False):
+    """Read chess games from PGN files (plain or ``.gz``) as :class:`fastrate.Games`.
+
+    Parameters
+    ----------
+    paths
+        A file or a list of files, read in order (games keep the files' order, and their
+        order within each file, unless ``date=True`` sorts them by date).
+    names
+        Player-name synonyms, as Ordo's ``-y``: a mapping ``{alias: name}`` or a CSV file
+        whose lines are ``name,alias1,alias2,...`` (:func:`read_synonyms`). Names are
+        compared exactly (after trimming spaces inside the quotes).
+    date
+        Read the ``Date`` tag (``YYYY.MM.DD``) into ``games.time``. An unknown month or
+        day (``??``) counts as the first (``2024.??.??`` is 2024-01-01); a game with no
+        Date tag or an unknown year (``????.??.??``), or a malformed or impossible date,
+        is left out and counted in ``games.dropped``. Games are then sorted by date
+        (stably: games of one day keep the file order; ``games.order`` maps back).
+    period
+        ``"event"``: one rating period per ``Event`` tag value, numbered in order of
+        first appearance (games without an Event tag share the period of ``""``); or a
+        period length for the dates (``"1w"``, ``"month"``; needs ``date=True``).
+    drop_self_play
+        A game whose White and Black are the same player (after synonyms) is an error;
+        with ``True`` it is left out and counted in ``games.dropped``.
+
+    Games without a usable result or players are counted, never silently lost: see
+    :data:`REASONS` and ``games.dropped``. A file with no games, or none that can be
+    rated, is an :class:`~fastrate.errors.InputError` naming it.
+    """
+    from fastrate.data import Games
+    from fastrate.data.players import PlayerIndex
+
+    single = isinstance(paths, (str, os.PathLike))
+    files = [Path(paths)] if single else [Path(p) for p in paths]  # type: ignore[union-attr]
+    if not files:
+        raise InputError("no PGN files given")
+    if period is not None and period != "event" and not date:
+        raise InputError(f"period={period!r} is a length of time, which needs the dates: "
+                         "give date=True (or period='event')")
+    syn = _synonyms(names)
+    read = [_File(p, date=date, event=period == "event") for p in files]
+
+    import pyarrow as pa
+
+    binary = read[0].names if len(read) == 1 else pa.concat_arrays([f.names for f in read])
+    ids, players = _intern(binary)
+    del binary
+    if syn:
+        canon: dict[str, int] = {}
+        remap = np.empty(len(players), dtype=np.int64)
+        for i, p in enumerate(players):
+            remap[i] = canon.setdefault(syn.get(p, p), len(canon))
+        ids = remap[ids]
+        players = list(canon)
+    white = np.ascontiguousarray(ids[0::2])
+    black = np.ascontiguousarray(ids[1::2])
+    score = np.concatenate([f.score for f in read])
+    dropped: dict[str, tuple[int, str]] = {}
+    for f in read:
+        for reason, count, where in f.dropped:
+            c, w = dropped.get(reason, (0, where))
+            dropped[reason] = (c + count, w)
+
+    same = white == black
+    if same.any():
+        g = int(np.argmax(same))
+        fi = int(np.searchsorted(np.cumsum([f.n for f in read]), g, side="right"))
+        local = g - sum(f.n for f in read[:fi])
+        buf, starts = read[fi].lines_from
+        where = f"line {_line(buf, int(starts[local]))} of {read[fi].name}"
+        if not drop_self_play:
+            raise InputError(f"a player cannot play himself: {players[white[g]]!r} is both "
+                             f"White and Black at {where}; fix the names or synonyms, or "
+                             "pass drop_self_play=True")
+        dropped["a player plays himself"] = (int(same.sum()), where)
+    for f in read:
+        f.release()
+    keep = None if not same.any() else np.flatnonzero(~same)
+
+    time = None
+    if date:
+        time = np.concatenate([f.time for f in read])
+    per: Any = None
+    if period == "event":
+        events, _ = _intern(read[0].event if len(read) == 1
+                            else pa.concat_arrays([f.event for f in read]))
+        per = events
+    elif period is not None:
+        per = period
+
+    if keep is not None:
+        white, black, score = white[keep], black[keep], score[keep]
+        time = None if time is None else time[keep]
+        per = per[keep] if isinstance(per, np.ndarray) else per
+        if white.shape[0] == 0:
+            raise InputError("no valid games: every game is a player against himself")
+    name = ", ".join(f.name for f in read)
+    games = Games.from_arrays(white, black, score, time=time, period=per,
+                              players=PlayerIndex(np.array(players, dtype=object)),
+                              source=Source(name))
+    if dropped:
+        games = dataclasses.replace(
+            games, dropped=tuple((r, c, w) for r, (c, w) in dropped.items()))
+    return games
