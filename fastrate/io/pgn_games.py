@@ -316,6 +316,56 @@ def _parse_dates(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
         ymd[3 * r + 2] = d
 
 
+@kernel
+def _classify(buf: np.ndarray, rows: np.ndarray, why: np.ndarray) -> None:
+    """Why each game is left out (0: kept; else 1 + the index in :data:`REASONS` of the
+    first reason that applies, dates excluded)."""
+    for g in range(why.shape[0]):
+        r = g * _K
+        res = rows[r + _RES]
+        mres = rows[r + _MRES]
+        result = res if res >= 0 else mres
+        w = 0
+        if rows[r + _WHY] == _BAD_TAG:
+            w = 1
+        elif rows[r + _WHY] == _OPEN_COMMENT:
+            w = 2
+        elif (_unknown_name(buf, rows[r + _WS], rows[r + _WE])
+              or _unknown_name(buf, rows[r + _BS], rows[r + _BE])):
+            w = 3
+        elif result == _UNFINISHED:
+            w = 4
+        elif result < 0:
+            w = 5
+        elif result == _OTHER:
+            w = 6
+        elif res >= 0 and mres >= 0 and res != mres:
+            w = 7
+        why[g] = w
+
+
+@inline_kernel
+def _unknown_name(buf: np.ndarray, s: int, e: int) -> bool:
+    return s < 0 or e <= s or (e == s + 1 and buf[s] == 63)
+
+
+@kernel
+def _pick(rows: np.ndarray, keep: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+          score: np.ndarray, game_start: np.ndarray) -> None:
+    """The kept games' name ranges (White and Black interleaved), scores and first bytes."""
+    for i in range(keep.shape[0]):
+        r = keep[i] * _K
+        res = rows[r + _RES]
+        if res < 0:
+            res = rows[r + _MRES]
+        score[i] = 0.5 * res
+        starts[2 * i] = rows[r + _WS]
+        ends[2 * i] = rows[r + _WE]
+        starts[2 * i + 1] = rows[r + _BS]
+        ends[2 * i + 1] = rows[r + _BE]
+        game_start[i] = rows[r + _START]
+
+
 # ----------------------------------------------------------------------------------
 # reading files
 
@@ -356,16 +406,18 @@ def _read_bytes(path: Path) -> np.ndarray:
 
 
 def _scan(buf: np.ndarray) -> np.ndarray:
-    """All games of ``buf`` as a (games, _K) int64 array (the kernel, in chunks)."""
+    """All games of ``buf`` as a flat int64 array of ``_K`` fields per game (the kernel,
+    in chunks). The first chunk has room for a game per 20 bytes: more than any real
+    file needs, and untouched memory is never committed, so one chunk is the rule."""
     pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
-    cap = max(64, buf.shape[0] // 200)
+    cap = buf.shape[0] // 20 + 64
     parts = []
     info = np.zeros(2, dtype=np.int64)
     while True:
         out = np.empty(cap * _K, dtype=np.int64)
         _scan_pgn(buf, pos, _CLASS, out, info)
         got, pos = int(info[0]), int(info[1])
-        parts.append(out[:got * _K].reshape(got, _K))
+        parts.append(out[:got * _K])
         if pos >= buf.shape[0]:
             break
         cap *= 2
@@ -407,64 +459,47 @@ def _line(buf: np.ndarray, offset: int) -> int:
 
 
 class _File:
-    """One file's games (kept ones) and the reasons it dropped others."""
+    """One file's games (the kept ones) and the reasons it dropped others."""
 
     def __init__(self, path: Path, *, date: bool, event: bool):
         self.name = path.name
         buf = _read_bytes(path)
-        rows = _scan(buf)
-        if rows.shape[0] == 0:
+        flat = _scan(buf)
+        n = flat.shape[0] // _K
+        if n == 0:
             raise InputError(f"no games in {path.name}: the file is empty or holds no PGN "
                              "tag pairs or moves")
-        res, mres = rows[:, _RES], rows[:, _MRES]
-        wlen, blen = rows[:, _WE] - rows[:, _WS], rows[:, _BE] - rows[:, _BS]
-        question = np.uint8(ord("?"))
-
-        def unknown(s, length):
-            first = buf[np.maximum(s, 0)]
-            return (s < 0) | (length <= 0) | ((length == 1) & (first == question))
-
-        result = np.where(res >= 0, res, mres)
-        checks = [
-            rows[:, _WHY] == _BAD_TAG,
-            rows[:, _WHY] == _OPEN_COMMENT,
-            unknown(rows[:, _WS], wlen) | unknown(rows[:, _BS], blen),
-            result == _UNFINISHED,
-            result < 0,
-            result == _OTHER,
-            (res >= 0) & (mres >= 0) & (res != mres),
-        ]
+        why = np.empty(n, dtype=np.int64)
+        _classify(buf, flat, why)
+        rows = flat.reshape(n, _K)
         ymd = None
         if date:
-            ymd = np.empty(3 * rows.shape[0], dtype=np.int64)
+            ymd = np.empty(3 * n, dtype=np.int64)
             _parse_dates(buf, np.ascontiguousarray(rows[:, _DS]),
                          np.ascontiguousarray(rows[:, _DE]), ymd)
-            ymd = ymd.reshape(-1, 3)
-            checks += [ymd[:, 0] == 0, _bad_dates(ymd)]
-        why = np.select(checks, np.arange(1, len(checks) + 1), 0)
+            ymd = ymd.reshape(n, 3)
+            why[(why == 0) & (ymd[:, 0] == 0)] = 8
+            why[(why == 0) & _bad_dates(ymd)] = 9
+        counts = np.bincount(why, minlength=len(REASONS) + 1)
         self.dropped: list[tuple[str, int, str]] = []
-        for r in range(1, len(checks) + 1):
-            hit = why == r
-            if hit.any():
-                g = int(np.argmax(hit))
-                off = int(rows[g, _BAD]) if r <= 2 else int(rows[g, _START])
-                self.dropped.append((REASONS[r - 1], int(hit.sum()),
-                                     f"line {_line(buf, off)} of {self.name}"))
-        keep = np.flatnonzero(why == 0)
-        if keep.shape[0] == 0:
+        for r in np.flatnonzero(counts[1:]).tolist():
+            g = int(np.argmax(why == r + 1))
+            off = int(rows[g, _BAD]) if r < 2 else int(rows[g, _START])
+            self.dropped.append((REASONS[r], int(counts[r + 1]),
+                                 f"line {_line(buf, off)} of {self.name}"))
+        keep = np.flatnonzero(why == 0) if counts[0] < n else np.arange(n, dtype=np.int64)
+        self.n = int(keep.shape[0])
+        if self.n == 0:
             first = "; ".join(f"{c:,} where {r} (first at {w})" for r, c, w in self.dropped)
-            raise InputError(f"no valid games in {self.name}: {rows.shape[0]:,} games, "
-                             f"all skipped: {first}")
-        rows = rows[keep]
-        self.n = keep.shape[0]
-        self.score = rows[:, _RES].astype(np.float64)
-        self.score = np.where(rows[:, _RES] >= 0, rows[:, _RES], rows[:, _MRES]) * 0.5
-        self.lines_from = (buf, rows[:, _START])
+            raise InputError(f"no valid games in {self.name}: all {n:,} games are skipped: "
+                             f"{first}")
         starts = np.empty(2 * self.n, dtype=np.int64)
         ends = np.empty(2 * self.n, dtype=np.int64)
-        starts[0::2], starts[1::2] = rows[:, _WS], rows[:, _BS]
-        ends[0::2], ends[1::2] = rows[:, _WE], rows[:, _BE]
+        self.score = np.empty(self.n, dtype=np.float64)
+        self.game_start = np.empty(self.n, dtype=np.int64)
+        _pick(flat, keep, starts, ends, self.score, self.game_start)
         self.names = _ranges_to_arrow(buf, starts, ends)
+        del starts, ends
         self.time = None
         if ymd is not None:
             k = ymd[keep]
@@ -473,16 +508,16 @@ class _File:
                          + (np.maximum(k[:, 2], 1) - 1)).astype("datetime64[ns]")
         self.event = None
         if event:
-            es, ee = rows[:, _ES].copy(), rows[:, _EE].copy()
+            es, ee = rows[keep, _ES], rows[keep, _EE]
             ee[es < 0] = 0
             es[es < 0] = 0
             self.event = _ranges_to_arrow(buf, es, ee)
-        self.game_start = np.ascontiguousarray(rows[:, _START])
-        self._buf = buf
+        self.buf: np.ndarray | None = buf
 
-    def release(self) -> None:
-        self._buf = None
-        self.lines_from = None
+    def where(self, i: int) -> str:
+        """Line and file of kept game ``i``."""
+        assert self.buf is not None
+        return f"line {_line(self.buf, int(self.game_start[i]))} of {self.name}"
 
 
 def _bad_dates(ymd: np.ndarray) -> np.ndarray:
@@ -599,16 +634,14 @@ def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     if same.any():
         g = int(np.argmax(same))
         fi = int(np.searchsorted(np.cumsum([f.n for f in read]), g, side="right"))
-        local = g - sum(f.n for f in read[:fi])
-        buf, starts = read[fi].lines_from
-        where = f"line {_line(buf, int(starts[local]))} of {read[fi].name}"
+        where = read[fi].where(g - sum(f.n for f in read[:fi]))
         if not drop_self_play:
             raise InputError(f"a player cannot play himself: {players[white[g]]!r} is both "
                              f"White and Black at {where}; fix the names or synonyms, or "
                              "pass drop_self_play=True")
         dropped["a player plays himself"] = (int(same.sum()), where)
     for f in read:
-        f.release()
+        f.buf = None
     keep = None if not same.any() else np.flatnonzero(~same)
 
     time = None
