@@ -1,0 +1,344 @@
+"""PGN import (fastrate.io.pgn_games.read_pgn): hand-written files for every tag form,
+escapes, comments, variations, NAGs, escape lines, unfinished and malformed games, CRLF,
+BOM, gzip, several files and synonyms; generated files against the plain-Python reader
+of tests/reference/pgn_games.py; the TCEC archive's published counts."""
+
+from __future__ import annotations
+
+import gzip
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import pgn_games as ref
+
+from fastrate.errors import InputError
+from fastrate.io.pgn_games import REASONS, read_pgn, read_synonyms
+
+TCEC = Path(__file__).resolve().parents[2] / "shared" / "data" / "chess_tcec"
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "games.pgn") -> Path:
+    p = tmp_path / name
+    data = text.encode() if isinstance(text, str) else text
+    if name.endswith(".gz"):
+        data = gzip.compress(data)
+    p.write_bytes(data)
+    return p
+
+
+def table(games) -> list[tuple[str, str, float]]:
+    names = games.players.names
+    return [(names[w], names[b], s) for w, b, s in
+            zip(games.white.tolist(), games.black.tolist(), games.score.tolist())]
+
+
+GOOD = """[Event "Club \\"A\\" championship"]
+[Site "?"]
+[Date "2024.05.31"]
+[Round "1"]
+[White "Carlsen, Magnus"]
+[Black "Caruana, \\"Fabi\\""]
+[Result "1-0"]
+[ECO "C65"]
+
+1. e4 {a comment; with [brackets] and ( parens } e5 (1... c5 $5 2. Nf3 {inner} (2. c3))
+2. Nf3 $1 Nc6 ; a rest-of-line comment { not opened
+3. Bb5 !? a6 1-0
+
+[White  "Ding Liren"]  [Black"Nepomniachtchi, Ian"] [ Result "1/2-1/2" ]
+1. d4 d5 1/2-1/2
+%escape line [White "ignored"]
+[White "Ding Liren"]
+[Black "Carlsen, Magnus"]
+[Result "0-1"]
+
+1. c4 0-0 0-1
+"""
+
+
+def test_tags_comments_variations_nags(tmp_path):
+    g = read_pgn(write(tmp_path, GOOD))
+    assert table(g) == [("Carlsen, Magnus", 'Caruana, "Fabi"', 1.0),
+                        ("Ding Liren", "Nepomniachtchi, Ian", 0.5),
+                        ("Ding Liren", "Carlsen, Magnus", 0.0)]
+    assert g.dropped == ()
+    assert g.players.names.tolist() == ["Carlsen, Magnus", 'Caruana, "Fabi"', "Ding Liren",
+                                        "Nepomniachtchi, Ian"]
+
+
+def test_crlf_bom_and_gzip_read_the_same(tmp_path):
+    want = table(read_pgn(write(tmp_path, GOOD)))
+    crlf = GOOD.replace("\n", "\r\n")
+    assert table(read_pgn(write(tmp_path, crlf, "crlf.pgn"))) == want
+    assert table(read_pgn(write(tmp_path, "\ufeff" + crlf, "bom.pgn"))) == want
+    assert table(read_pgn(write(tmp_path, GOOD, "games.pgn.gz"))) == want
+    # gzip recognised by its magic number too
+    p = tmp_path / "noext.pgn"
+    p.write_bytes(gzip.compress(GOOD.encode()))
+    assert table(read_pgn(p)) == want
+
+
+BAD = """[White "A"]
+[Black "B"]
+[Result "*"]
+
+1. e4 *
+
+[White "A"]
+[Black "B"
+[Result "0-1"]
+
+1. e4 0-1
+
+[White "?"]
+[Black "B"]
+[Result "1-0"]
+
+1-0
+
+[White "A"]
+[Black "C"]
+
+1. e4 e5
+
+[White "A"]
+[Black "C"]
+[Result "1-0"]
+
+1. e4 0-1
+
+[White "A"]
+[Black "C"]
+[Result "?"]
+
+1. e4 e5
+
+[White "A"]
+[Black "C"]
+[Result "1-0"]
+1. e4 1-0
+
+1. d4 d5 1/2-1/2
+
+[White "C"]
+[Black "B"]
+
+1. e4 {never closed 1-0
+"""
+
+
+def test_bad_games_are_counted_with_their_first_line(tmp_path):
+    g = read_pgn(write(tmp_path, BAD, "bad.pgn"))
+    assert table(g) == [("A", "C", 1.0)]
+    assert dict((r, (c, w)) for r, c, w in g.dropped) == {
+        REASONS[3]: (1, "line 1 of bad.pgn"),
+        REASONS[0]: (1, "line 8 of bad.pgn"),
+        REASONS[2]: (2, "line 13 of bad.pgn"),
+        REASONS[4]: (1, "line 19 of bad.pgn"),
+        REASONS[6]: (1, "line 24 of bad.pgn"),
+        REASONS[5]: (1, "line 30 of bad.pgn"),
+        REASONS[1]: (1, "line 46 of bad.pgn"),
+    }
+
+
+def test_result_from_the_marker_and_tag_sections_without_moves(tmp_path):
+    text = ('[White "A"][Black "B"]\n1. e4 1-0\n'
+            '[White "B"]\n[Black "A"]\n[Result "0-1"]\n'  # no movetext: the next White
+            '[White "A"]\n[Black "B"]\n[Result "1/2-1/2"]\n')  # tag starts a new game
+    assert table(read_pgn(write(tmp_path, text))) == [("A", "B", 1.0), ("B", "A", 0.0),
+                                                      ("A", "B", 0.5)]
+
+
+def test_empty_and_all_bad_files_name_the_file(tmp_path):
+    with pytest.raises(InputError, match="no games in empty.pgn"):
+        read_pgn(write(tmp_path, "", "empty.pgn"))
+    with pytest.raises(InputError, match="no games in blank.pgn"):
+        read_pgn(write(tmp_path, "\n  ; only a comment\n{ and this }\n", "blank.pgn"))
+    with pytest.raises(InputError, match=r"no valid games in star.pgn: all 1 games.*\"\*\""):
+        read_pgn(write(tmp_path, '[White "A"]\n[Black "B"]\n[Result "*"]\n*\n', "star.pgn"))
+    with pytest.raises(InputError, match="no such file"):
+        read_pgn(tmp_path / "missing.pgn")
+    with pytest.raises(InputError, match="no PGN files"):
+        read_pgn([])
+
+
+def test_several_files_and_dropped_counts_add_up(tmp_path):
+    a = write(tmp_path, GOOD, "a.pgn")
+    b = write(tmp_path, BAD, "b.pgn.gz")
+    g = read_pgn([a, b])
+    assert table(g) == table(read_pgn(a)) + [("A", "C", 1.0)]
+    assert g.n_players == 6
+    c = write(tmp_path, '[White "X"]\n[Black "Y"]\n[Result "*"]\n*\n[White "X"]\n'
+              '[Black "Y"]\n[Result "1-0"]\n1-0\n', "c.pgn")
+    g = read_pgn([a, b, c])
+    star = [d for d in g.dropped if d[0] == REASONS[3]]
+    assert star == [(REASONS[3], 2, "line 1 of b.pgn.gz")]
+
+
+def test_synonyms_mapping_and_ordo_csv(tmp_path):
+    text = ('[White "SF 16"]\n[Black "Lc0"]\n[Result "1-0"]\n1-0\n'
+            '[White "LCZero"]\n[Black "Stockfish"]\n[Result "0-1"]\n0-1\n')
+    p = write(tmp_path, text)
+    g = read_pgn(p, names={"SF 16": "Stockfish", "Lc0": "LCZero"})
+    assert table(g) == [("Stockfish", "LCZero", 1.0), ("LCZero", "Stockfish", 0.0)]
+    syn = tmp_path / "syn.csv"
+    syn.write_text('"Stockfish","SF 16","SF, dev"\nLCZero,Lc0\n')
+    assert read_synonyms(syn) == {"SF 16": "Stockfish", "SF, dev": "Stockfish",
+                                  "Lc0": "LCZero"}
+    assert table(read_pgn(p, names=syn)) == table(g)
+    with pytest.raises(InputError, match="cannot play himself.*line 1 of games.pgn"):
+        read_pgn(p, names={"SF 16": "X", "Lc0": "X"})
+    g = read_pgn(p, names={"SF 16": "X", "Lc0": "X"}, drop_self_play=True)
+    assert table(g) == [("LCZero", "Stockfish", 0.0)]
+    assert g.dropped == (("a player plays himself", 1, "line 1 of games.pgn"),)
+    syn.write_text("A,x\nB,x\n")
+    with pytest.raises(InputError, match="line 2 of syn.csv: alias 'x'"):
+        read_synonyms(syn)
+
+
+def test_dates_unknown_parts_and_sorting(tmp_path):
+    text = "".join(f'[White "A"]\n[Black "B"]\n[Date "{d}"]\n[Result "1-0"]\n1-0\n'
+                   for d in ("2024.05.31", "2024.??.??", "????.??.??", "2024.02.30",
+                             "24.1.1", "2023.12.??"))
+    text += '[White "A"]\n[Black "B"]\n[Result "1-0"]\n1-0\n'
+    g = read_pgn(write(tmp_path, text), date=True)
+    assert g.time.astype("datetime64[D]").astype(str).tolist() == [
+        "2023-12-01", "2024-01-01", "2024-05-31"]
+    assert g.order.tolist() == [2, 1, 0]
+    assert dict((r, (c, w)) for r, c, w in g.dropped) == {
+        REASONS[7]: (2, "line 11 of games.pgn"), REASONS[8]: (2, "line 16 of games.pgn")}
+    # without date=True the Date tag is not looked at
+    assert read_pgn(write(tmp_path, text)).n_games == 7
+
+
+def test_event_periods_and_period_lengths(tmp_path):
+    text = "".join(f'[Event "{e}"]\n[White "A"]\n[Black "B"]\n[Date "2024.0{m}.01"]\n'
+                   f'[Result "1-0"]\n1-0\n' for e, m in (("Z", 1), ("Z", 1), ("A", 2),
+                                                        ("Z", 3)))
+    p = write(tmp_path, text)
+    g = read_pgn(p, period="event")
+    # events numbered by first appearance; a game of an earlier event that comes back
+    # later joins that event's period (games sorted stably by period)
+    assert g.to_input_order(g.period).tolist() == [0, 0, 1, 0]
+    assert g.period.tolist() == [0, 0, 0, 1]
+    months = read_pgn(p, date=True, period="month").period
+    assert (months - months[0]).tolist() == [0, 0, 1, 2]
+    with pytest.raises(InputError, match="needs the dates"):
+        read_pgn(p, period="month")
+
+
+def test_latin1_names_are_decoded(tmp_path):
+    data = b'[White "J\xf6rg"]\n[Black "Zo\xc3\xab"]\n[Result "1-0"]\n1-0\n'
+    assert table(read_pgn(write(tmp_path, data))) == [("J\u00f6rg", "Zo\u00eb", 1.0)]
+
+
+# ----------------------------------------------------------------------------------
+# generated files against the reference reader
+
+_NAMES = st.sampled_from(["A", "B", "C", "D", "Kasparov, Garry", 'Q"uote', "back\\slash",
+                          "?", "", "  padded  ", "Zo\u00eb", "E", "F"])
+_RESULT_VALUES = st.sampled_from(["1-0", "0-1", "1/2-1/2", "*", "?", "1-1", None])
+_MOVE_TOKENS = st.sampled_from(["1.", "e4", "e5", "Nf3", "0-0", "0-0-0", "10.", "$1", "!?",
+                                "{c}", "{a; [b] (c)}", "(1... c5 2. c3)", ";x {y\n",
+                                "\n%esc [White \"z\"]\n", "1-0x", "1/2", "\n", "(", ")",
+                                "{multi\nline}", "{not closed"])
+
+
+def _escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+@st.composite
+def _game(draw) -> str:
+    tags = []
+    for tag in ("Event", "White", "Black", "Result", "Date", "Round"):
+        if draw(st.integers(0, 9)) == 0:
+            continue
+        if tag in ("White", "Black"):
+            value = _escape(draw(_NAMES))
+        elif tag == "Result":
+            value = draw(_RESULT_VALUES)
+            if value is None:
+                continue
+        elif tag == "Date":
+            value = draw(st.sampled_from(["2024.01.02", "2024.??.??", "????.??.??",
+                                          "2023.02.29", "x"]))
+        else:
+            value = draw(st.sampled_from(["?", "Club", "1.2"]))
+        pad = draw(st.sampled_from(["", " ", "  "]))
+        tags.append(f'[{pad}{tag}{pad or " "}"{value}"{pad}]')
+    if draw(st.integers(0, 20)) == 0:
+        tags.insert(draw(st.integers(0, len(tags))),
+                    draw(st.sampled_from(['[White "A]', '[Black B]', '[Result "1-0"', "[ ]"])))
+    draw(st.randoms()).shuffle(tags)
+    sep = draw(st.sampled_from(["\n", " ", "\r\n"]))
+    moves = draw(st.lists(_MOVE_TOKENS, max_size=8))
+    marker = draw(st.sampled_from(["1-0", "0-1", "1/2-1/2", "*", ""]))
+    return sep.join(tags) + "\n\n" + " ".join(moves) + " " + marker + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(games=st.lists(_game(), min_size=1, max_size=8), crlf=st.booleans(),
+       bom=st.booleans(), date=st.booleans())
+def test_generated_files_match_the_reference(games, crlf, bom, date):
+    text = "\n".join(games)
+    if crlf:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    kept, dropped = ref.read(data, date=date)
+    want_dropped = {r: (c, f"line {line} of gen.pgn") for r, (c, line) in dropped.items()}
+    self_play = [k for k in kept if k[0].strip(" ") == k[1].strip(" ")]
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "gen.pgn"
+        p.write_bytes(data)
+        if not kept or len(self_play) == len(kept):
+            with pytest.raises(InputError):
+                read_pgn(p, date=date, drop_self_play=True)
+            return
+        g = read_pgn(p, date=date, drop_self_play=True)
+    got = {r: (c, w) for r, c, w in g.dropped if r != "a player plays himself"}
+    assert got == want_dropped
+    rows = [k for k in kept if k not in self_play]
+    names = g.players.names
+    white = g.to_input_order(g.white)
+    black = g.to_input_order(g.black)
+    score = g.to_input_order(g.score)
+    assert [(names[w], names[b], s) for w, b, s in zip(white, black, score)] == [
+        (w, b, s) for w, b, s, *_ in rows]
+    if date:
+        want = [np.datetime64(f"{y:04d}-{m:02d}-{d:02d}", "ns") for *_, (y, m, d) in rows]
+        assert g.to_input_order(g.time).tolist() == np.array(want).tolist()
+
+
+# ----------------------------------------------------------------------------------
+# the TCEC archive
+
+
+def test_tcec_archive_counts():
+    path = TCEC / "tcec_standard.pgn.gz"
+    if not path.exists():
+        pytest.skip(f"TCEC data not found at {path}")
+    g = read_pgn(path, date=True)
+    # SOURCE.txt / check_output.txt: 22,233 games, 1,865 players, dates 2010.06.23 ..
+    # 2026.05.31; white wins 6,906, draws 12,066, black wins 3,261
+    assert g.n_games == 22233
+    assert g.n_players == 1865
+    assert g.dropped == ()
+    assert np.count_nonzero(g.score == 1.0) == 6906
+    assert np.count_nonzero(g.score == 0.5) == 12066
+    assert np.count_nonzero(g.score == 0.0) == 3261
+    days = g.time.astype("datetime64[D]").astype(str)
+    assert (days[0], days[-1]) == ("2010-06-23", "2026-05-31")
+    assert read_pgn(path, period="event").period.max() + 1 == 557
+    # the Season 11 Superfinal: Stockfish 260318 +20 -2 =78 against Houdini 6.03
+    names = g.players.names
+    sf, hou = names.tolist().index("Stockfish 260318"), names.tolist().index("Houdini 6.03")
+    pair = ((g.white == sf) & (g.black == hou)) | ((g.white == hou) & (g.black == sf))
+    sf_score = np.where(g.white[pair] == sf, g.score[pair], 1 - g.score[pair])
+    # (other events add games between the two; the Superfinal alone is +20 -2 =78)
+    assert sf_score.size >= 100
+    assert np.count_nonzero(sf_score == 1.0) >= 20
