@@ -342,3 +342,14 @@ def test_tcec_archive_counts():
     # (other events add games between the two; the Superfinal alone is +20 -2 =78)
     assert sf_score.size >= 100
     assert np.count_nonzero(sf_score == 1.0) >= 20
+
+
+def test_parse_pgn_reads_text_in_memory(tmp_path):
+    from fastrate.io.pgn_games import parse_pgn
+
+    want = read_pgn(write(tmp_path, GOOD))
+    for data in (GOOD, GOOD.encode()):
+        g = parse_pgn(data, name="mem")
+        assert table(g) == table(want)
+    g = parse_pgn(BAD, name="mem")
+    assert g.dropped[0][2].endswith(" of mem")

@@ -46,7 +46,7 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import Source
 from fastrate.errors import InputError
 
-__all__ = ["read_pgn", "read_synonyms", "REASONS"]
+__all__ = ["read_pgn", "parse_pgn", "read_synonyms", "REASONS"]
 
 # ----------------------------------------------------------------------------------
 # the scanning kernel
@@ -461,13 +461,12 @@ def _line(buf: np.ndarray, offset: int) -> int:
 class _File:
     """One file's games (the kept ones) and the reasons it dropped others."""
 
-    def __init__(self, path: Path, *, date: bool, event: bool):
-        self.name = path.name
-        buf = _read_bytes(path)
+    def __init__(self, name: str, buf: np.ndarray, *, date: bool, event: bool):
+        self.name = name
         flat = _scan(buf)
         n = flat.shape[0] // _K
         if n == 0:
-            raise InputError(f"no games in {path.name}: the file is empty or holds no PGN "
+            raise InputError(f"no games in {name}: the file is empty or holds no PGN "
                              "tag pairs or moves")
         why = np.empty(n, dtype=np.int64)
         _classify(buf, flat, why)
@@ -563,6 +562,18 @@ def _synonyms(names: Mapping[str, str] | str | os.PathLike | None) -> dict[str, 
                      f"{type(names).__name__}")
 
 
+def parse_pgn(data: bytes, *, name: str = "<pgn>",
+              names: Mapping[str, str] | str | os.PathLike | None = None, date: bool = False,
+              period: str | float | None = None, drop_self_play: bool = False):
+    """:func:`read_pgn` on PGN text already in memory (``bytes``, or ``str`` encoded as
+    UTF-8); ``name`` stands for the file in messages and ``games.dropped``."""
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    buf = np.empty(len(raw), dtype=np.uint8)
+    buf[:] = np.frombuffer(raw, dtype=np.uint8)
+    return _games([(name, buf)], names=names, date=date, period=period,
+                  drop_self_play=drop_self_play)
+
+
 def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
              names: Mapping[str, str] | str | os.PathLike | None = None,
              date: bool = False, period: str | float | None = None,
@@ -596,18 +607,26 @@ def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     :data:`REASONS` and ``games.dropped``. A file with no games, or none that can be
     rated, is an :class:`~fastrate.errors.InputError` naming it.
     """
-    from fastrate.data import Games
-    from fastrate.data.players import PlayerIndex
-
     single = isinstance(paths, (str, os.PathLike))
     files = [Path(paths)] if single else [Path(p) for p in paths]  # type: ignore[union-attr]
     if not files:
         raise InputError("no PGN files given")
+    return _games([(p.name, p) for p in files], names=names, date=date, period=period,
+                  drop_self_play=drop_self_play)
+
+
+def _games(inputs: list[tuple[str, Any]], *, names: Any, date: bool, period: Any,
+           drop_self_play: bool):
+    """Games from ``(name, path or uint8 buffer)`` inputs, read one after the other."""
+    from fastrate.data import Games
+    from fastrate.data.players import PlayerIndex
+
     if period is not None and period != "event" and not date:
         raise InputError(f"period={period!r} is a length of time, which needs the dates: "
                          "give date=True (or period='event')")
     syn = _synonyms(names)
-    read = [_File(p, date=date, event=period == "event") for p in files]
+    read = [_File(name, _read_bytes(x) if isinstance(x, Path) else x, date=date,
+                  event=period == "event") for name, x in inputs]
 
     import pyarrow as pa
 
