@@ -125,11 +125,20 @@ def _warm_bridge() -> None:
 
 #: The kernel groups beside the rating systems (see :func:`_chains` for the order the
 #: workers take them in).
+def _warm_pgn() -> None:
+    """The PGN reader's kernels: scan, classify, gather, pick, dates."""
+    from fastrate.io.pgn_games import parse_pgn
+
+    parse_pgn('[Event "E"]\n[Date "2024.01.02"]\n[White "A"]\n[Black "B"]\n'
+              '[Result "1-0"]\n1. e4 {c} 1-0\n', name="warm-up", date=True, period="event")
+
+
 GROUPS: list[WarmGroup] = [
     WarmGroup("pairing", _warm_pairing),
     WarmGroup("placement", _warm_placement),
     WarmGroup("bridge", _warm_bridge, after=("bridge_elo",)),  # cross-IMPs, Boards
     WarmGroup("placement_logs", _warm_placement_logs, after=("placement",)),
+    WarmGroup("pgn", _warm_pgn),
 ]
 
 

@@ -353,3 +353,23 @@ def test_parse_pgn_reads_text_in_memory(tmp_path):
         assert table(g) == table(want)
     g = parse_pgn(BAD, name="mem")
     assert g.dropped[0][2].endswith(" of mem")
+
+
+def test_cli_rates_a_pgn_file(tmp_path):
+    """`fastrate rate FILE.pgn` reads PGN (by its name), with --period on its dates."""
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    path = tmp_path / "games.pgn"
+    path.write_text('[Date "2024.01.02"]\n[White "A"]\n[Black "B"]\n[Result "1-0"]\n\n1. e4 1-0\n\n'
+                    '[Date "2024.02.03"]\n[White "B"]\n[Black "C"]\n[Result "*"]\n\n1. d4 *\n\n'
+                    '[Date "2024.02.05"]\n[White "C"]\n[Black "A"]\n[Result "1/2-1/2"]\n\n1/2-1/2\n')
+    out = tmp_path / "r.csv"
+    res = CliRunner().invoke(main, ["rate", str(path), "-s", "glicko2", "--period", "month",
+                                    "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "skipped 1 row" in res.output
+    assert out.read_text().splitlines()[0].replace('"', "").startswith("player,rating,rd")
+    res = CliRunner().invoke(main, ["rate", str(path), "--winner", "w"])
+    assert res.exit_code == 1 and "a PGN file has fixed tags" in res.output

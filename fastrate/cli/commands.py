@@ -46,6 +46,16 @@ def _load_games(file: str | None, example: str | None, fmt: str | None, columns:
         from fastrate.io.matches import read_matches
 
         games = read_matches(file, format=fmt, **columns)
+    elif str(file).lower().removesuffix(".gz").endswith(".pgn"):
+        from fastrate.io.pgn_games import read_pgn
+
+        extra = set(columns) - {"time", "period", "drop_self_play"}
+        if extra:
+            raise InputError(f"a PGN file has fixed tags (White, Black, Result, Date); drop "
+                             f"--{', --'.join(sorted(extra))}")
+        games = read_pgn(file, date="time" in columns or columns.get("period") not in (
+            None, "event"), period=columns.get("period"),
+            drop_self_play=bool(columns.get("drop_self_play")))
     else:
         games = read_games(file, format=fmt, **columns)
     for reason, count, first in games.dropped:
