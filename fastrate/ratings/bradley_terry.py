@@ -45,7 +45,7 @@ from fastrate._validate import check_choice, check_number, check_type
 from fastrate.data import Games
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import LN10, exp, log
+from fastrate.ratings._common import LN10, log, select
 
 __all__ = ["BTConfig", "BTResult", "Pairs", "fit", "MODELS", "condense", "add_prior",
            "strong_components"]
@@ -136,15 +136,42 @@ def _counting_order(key, n_keys, order_in, order_out, count):
 
 
 @kernel
-def _merge_pairs(order, white, key2, score, pw, pb, ph, nw, nd, nl):
+def _sort_games(white, key2, score, n, count_k, count_w, w1, k1, s1, w2, k2, s2):
+    """The games sorted by ``(white, key2)``: a stable counting sort by ``key2`` into
+    ``w1, k1, s1``, then by white into ``w2, k2, s2`` (the values move, not indices, so
+    the merge that follows reads sequentially). ``count_k`` has ``2 n + 1`` zeros,
+    ``count_w`` ``n + 1``."""
+    g = white.shape[0]
+    for t in range(g):
+        count_k[key2[t] + 1] += 1
+        count_w[white[t] + 1] += 1
+    for k in range(2 * n):
+        count_k[k + 1] += count_k[k]
+    for k in range(n):
+        count_w[k + 1] += count_w[k]
+    for t in range(g):
+        j = count_k[key2[t]]
+        count_k[key2[t]] = j + 1
+        w1[j] = white[t]
+        k1[j] = key2[t]
+        s1[j] = score[t]
+    for t in range(g):
+        j = count_w[w1[t]]
+        count_w[w1[t]] = j + 1
+        w2[j] = w1[t]
+        k2[j] = k1[t]
+        s2[j] = s1[t]
+
+
+@kernel
+def _merge_pairs(white, key2, score, pw, pb, ph, nw, nd, nl):
     """Run-length merge of the games sorted by ``(white, key2)`` (``key2 = 2 black +
     advantaged``) into pairs; a score of 1 is a win, 0 a loss, 0.5 a draw, any other
     value adds ``s`` wins and ``1 - s`` losses. Returns the number of pairs."""
     m = -1
     last_w = -1
     last_k = -1
-    for t in range(order.shape[0]):
-        g = order[t]
+    for g in range(white.shape[0]):
         w = white[g]
         k = key2[g]
         if w != last_w or k != last_k:
@@ -235,14 +262,6 @@ def _log_sigmoid(z):
 
 
 @inline_kernel
-def _sigmoid(z):
-    if z >= 0.0:
-        return 1.0 / (1.0 + exp(-z))
-    e = exp(z)
-    return e / (1.0 + e)
-
-
-@inline_kernel
 def _pair_x(theta, pw, pb, ph, p, ia, adv):
     a = theta[ia] if ia >= 0 else adv
     return theta[pw[p]] - theta[pb[p]] + ph[p] * a
@@ -260,9 +279,14 @@ def _log_likelihood(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, bayes)
         if bayes:
             u = C * (x - de)
             v = C * (-x - de)
-            ll = nw[p] * _log_sigmoid(u) + nl[p] * _log_sigmoid(v)
+            eu = math.exp(-abs(u))
+            ev = math.exp(-abs(v))
+            ll = (nw[p] * (min(u, 0.0) - math.log1p(eu))
+                  + nl[p] * (min(v, 0.0) - math.log1p(ev)))
             if nd[p] > 0.0:
-                pd = _sigmoid(-u) - _sigmoid(v)
+                # f(-u) - f(v)
+                pd = (select(u >= 0.0, eu, 1.0) / (1.0 + eu)
+                      - select(v >= 0.0, 1.0, ev) / (1.0 + ev))
                 if pd <= 0.0:
                     return -math.inf
                 ll += nd[p] * log(pd)
@@ -277,16 +301,16 @@ def _log_likelihood(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, bayes)
 @kernel
 def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, bayes,
                         grad, diag, mxx, mxd, mdd):
-    """Returns the log-likelihood (as :func:`_log_likelihood`) and computes its gradient
-    (``grad``, zeroed here), the diagonal of the negative Hessian (``diag``) and each
-    pair's negative Hessian in ``(x, drawelo)`` (``mxx``, ``mxd``, ``mdd``)."""
+    """The gradient of the log-likelihood (``grad``, zeroed here), the diagonal of the
+    negative Hessian (``diag``) and each pair's negative Hessian in ``(x, drawelo)``
+    (``mxx``, ``mxd``, ``mdd``). Returns False where a draw has probability 0 (drawelo
+    <= 0), else True."""
     for k in range(grad.shape[0]):
         grad[k] = 0.0
         diag[k] = 0.0
     de = theta[idr] if idr >= 0 else drawelo
     c2 = C * C
-    total = 0.0
-    impossible = False
+    possible = True
     for p in range(pw.shape[0]):
         x = _pair_x(theta, pw, pb, ph, p, ia, adv)
         gd = 0.0
@@ -296,12 +320,12 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
             # f(u) and f(-u) from one exponential (likewise for v)
             eu = math.exp(-abs(u))
             iu = 1.0 / (1.0 + eu)
-            qw = iu if u >= 0.0 else eu * iu
-            su = eu * iu if u >= 0.0 else iu
+            qw = select(u >= 0.0, iu, eu * iu)
+            su = select(u >= 0.0, eu * iu, iu)
             ev = math.exp(-abs(v))
             iv = 1.0 / (1.0 + ev)
-            ql = iv if v >= 0.0 else ev * iv
-            sv = ev * iv if v >= 0.0 else iv
+            ql = select(v >= 0.0, iv, ev * iv)
+            sv = select(v >= 0.0, ev * iv, iv)
             a_u = qw * su
             a_v = ql * sv
             lu = nw[p] * su
@@ -309,14 +333,10 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
             huu = nw[p] * a_u
             hvv = nl[p] * a_v
             huv = 0.0
-            total += (nw[p] * (min(u, 0.0) - math.log1p(eu))
-                      + nl[p] * (min(v, 0.0) - math.log1p(ev)))
             if nd[p] > 0.0:
                 pd = su - ql
                 if pd <= 0.0:
-                    impossible = True
-                else:
-                    total += nd[p] * math.log(pd)
+                    possible = False
                 lu -= nd[p] * a_u / pd
                 lv -= nd[p] * a_v / pd
                 huu += nd[p] * (a_u * (1.0 - 2.0 * qw) / pd + a_u * a_u / (pd * pd))
@@ -333,9 +353,7 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
             z = C * x
             e = math.exp(-abs(z))
             inv = 1.0 / (1.0 + e)
-            q = inv if z >= 0.0 else e * inv
-            # ln f(x) = min(z, 0) - ln(1 + e^-|z|); ln f(-x) = ln f(x) - z
-            total += (sw + sl) * (min(z, 0.0) - math.log1p(e)) - sl * z
+            q = select(z >= 0.0, inv, e * inv)
             gx = C * (sw * (1.0 - q) - sl * q)
             mxx[p] = c2 * (sw + sl) * q * (1.0 - q)
             mxd[p] = 0.0
@@ -352,7 +370,7 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, ba
         if idr >= 0:
             grad[idr] += gd
             diag[idr] += mdd[p]
-    return -math.inf if impossible else total
+    return possible
 
 
 @kernel
@@ -404,17 +422,15 @@ def condense(games: Games) -> Pairs:
     if games.neutral is not None:
         adv[np.asarray(games.neutral, dtype=bool)] = 0
     key2 = 2 * black + adv
-    first = np.empty(g, dtype=np.int64)
-    _counting_order(key2, 2 * n, np.arange(g, dtype=np.int64), first,
-                    np.zeros(2 * n + 1, dtype=np.int64))
-    order = np.empty(g, dtype=np.int64)
-    _counting_order(white, n, first, order, np.zeros(n + 1, dtype=np.int64))
-    pw, pb = np.empty(g, dtype=np.int64), np.empty(g, dtype=np.int64)
-    ph = np.empty(g, dtype=np.int64)
-    nw, nd, nl = np.empty(g), np.empty(g), np.empty(g)
-    m = _merge_pairs(order, white, key2, score, pw, pb, ph, nw, nd, nl)
-    return Pairs(pw[:m].copy(), pb[:m].copy(), ph[:m].astype(np.float64), nw[:m].copy(),
-                 nd[:m].copy(), nl[:m].copy())
+    w1, k1, s1 = np.empty(g, dtype=np.int64), np.empty(g, dtype=np.int64), np.empty(g)
+    w2, k2, s2 = np.empty(g, dtype=np.int64), np.empty(g, dtype=np.int64), np.empty(g)
+    _sort_games(white, key2, score, n, np.zeros(2 * n + 1, dtype=np.int64),
+                np.zeros(n + 1, dtype=np.int64), w1, k1, s1, w2, k2, s2)
+    # the first sort's buffers are free now: the pairs go there
+    pw, pb, ph = w1, k1, np.empty(g, dtype=np.int64)
+    nw, nd, nl = s1, np.empty(g), np.empty(g)
+    m = _merge_pairs(w2, k2, s2, pw, pb, ph, nw, nd, nl)
+    return Pairs(pw[:m], pb[:m], ph[:m].astype(np.float64), nw[:m], nd[:m], nl[:m])
 
 
 def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -527,38 +543,47 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
     mxx, mxd, mdd = np.empty(m), np.empty(m), np.empty(m)
     nxt = (np.empty(size), np.empty(size), np.empty(m), np.empty(m), np.empty(m))
     hv = np.empty(size)
-    ll = _gradient_curvature(*args, theta, ia, adv0, idr, de0, bayes, grad, diag, mxx, mxd, mdd)
+    _gradient_curvature(*args, theta, ia, adv0, idr, de0, bayes, grad, diag, mxx, mxd, mdd)
+    ll = math.nan  # computed only when a step has to be shortened, and at the end
     converged = False
     it = 0
     while it < config.max_newton:
         it += 1
         step = _newton_step(pairs, mxx, mxd, mdd, ia, idr, n, grad, diag, hv)
+        if float(np.max(np.abs(step))) < config.tolerance_elo:
+            theta = theta + step  # converged: the last (tiny) step needs no gradient
+            converged = True
+            break
         slope = float(grad @ step)
-        # Armijo backtracking, with slack for rounding: near the maximum the gain of a
-        # step is below the last bit of the log-likelihood, and the Newton step is right
-        slack = 1e-12 * (1.0 + abs(ll))
-        t = 1.0
         trial = theta + step
-        # the full step usually passes: evaluate the next gradient with it
-        ll_t = _gradient_curvature(*args, trial, ia, adv0, idr, de0, bayes, *nxt)
-        ok = ll_t >= ll + 1e-4 * slope - slack
-        while not ok and t >= 1e-12:
-            t *= 0.5
-            trial = theta + t * step
-            ll_t = _log_likelihood(*args, trial, ia, adv0, idr, de0, bayes)
-            ok = ll_t >= ll + 1e-4 * t * slope - slack
-        if not ok:
-            break  # no uphill step: not converged
-        if t < 1.0:
+        # the full Newton step is uphill if the slope along it is still >= 0 at its end
+        # (concavity: the slope decreases along the line, so ln L rose all the way)
+        ok = _gradient_curvature(*args, trial, ia, adv0, idr, de0, bayes, *nxt)
+        if not (ok and float(nxt[0] @ step) >= 0.0):
+            # overshoot: Armijo backtracking on ln L itself, with slack for rounding
+            if math.isnan(ll):
+                ll = _log_likelihood(*args, theta, ia, adv0, idr, de0, bayes)
+            slack = 1e-12 * (1.0 + abs(ll))
+            t = 1.0
+            while True:
+                ll_t = _log_likelihood(*args, trial, ia, adv0, idr, de0, bayes)
+                if ll_t >= ll + 1e-4 * t * slope - slack or t < 1e-12:
+                    break
+                t *= 0.5
+                trial = theta + t * step
+            if not ll_t >= ll + 1e-4 * t * slope - slack:
+                break  # no uphill step: not converged
             _gradient_curvature(*args, trial, ia, adv0, idr, de0, bayes, *nxt)
         change = float(np.max(np.abs(trial - theta)))
-        theta, ll = trial, ll_t
+        theta = trial
+        ll = math.nan
         old = (grad, diag, mxx, mxd, mdd)
         grad, diag, mxx, mxd, mdd = nxt
         nxt = old
         if change < config.tolerance_elo:
             converged = True
             break
+    ll = _log_likelihood(*args, theta, ia, adv0, idr, de0, bayes)
     rating = theta[:n].copy()
     shift = config.mean_rating - (rating.mean() if config.anchor is None
                                   else rating[games.players.id_of(config.anchor)])
