@@ -374,6 +374,12 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                                        margin_rule=rule, limit_sigma=True, balance=True)
                 for m in (one, ffa, teams):
                     wl.rate(m, cfg)
+    # batch Bradley-Terry: both models, fitted advantage and drawelo, prior, the SCC check
+    bt = load("fastrate.ratings.bradley_terry")
+    g = fastrate.Games.from_arrays(["a", "b", "c", "a", "b", "c"], ["b", "c", "a", "c", "a", "b"],
+                                   [1.0, 0.5, 1.0, 0.5, 0.0, 0.5])
+    for model in bt.MODELS:
+        bt.fit(g, bt.BTConfig(model=model, advantage="fit", prior=1.0))
     print(json.dumps(sorted(called)))
 """)
 
