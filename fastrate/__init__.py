@@ -50,6 +50,7 @@ _SUBMODULES = {
     "elom": "fastrate.elom",
     "pairwise_elo": "fastrate.pairwise_elo",
     "codeforces": "fastrate.codeforces",
+    "bradley_terry": "fastrate.bradley_terry",
     "datasets": "fastrate.datasets",
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",
@@ -92,6 +93,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from fastrate.io.pgn_games import read_pgn
     from fastrate.io.tables import read_games, read_ratings, write_table
     from fastrate.ratings import (
+        bradley_terry,
         codeforces,
         elo,
         elom,

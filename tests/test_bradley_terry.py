@@ -211,3 +211,33 @@ def test_bayeselo_equals_bayeselo_mm11():
     assert len(be) == 270
     assert max(abs(scale * mine[k] - v) for k, v in be.items()) <= 1.0
     assert not math.isnan(r.log_likelihood)
+
+
+def test_cli_batch_fits_and_writes(tmp_path):
+    """`fastrate batch` fits a PGN with a fitted advantage; the written table holds the
+    same ratings as fit(), anchored; bad options and a disconnected graph are one line."""
+    import pyarrow.csv as pacsv
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    pgn = ORACLES / f"{STEM}.pgn"
+    if not pgn.exists():
+        pytest.skip("the bt_oracles data is not here")
+    out = tmp_path / "fit.csv"
+    res = CliRunner().invoke(main, ["batch", str(pgn), "--advantage", "fit",
+                                    "--anchor", "Brazil=2000", "-o", str(out), "--top", "3"])
+    assert res.exit_code == 0, res.output
+    table = pacsv.read_csv(out)
+    assert table.column_names == ["player", "rating", "games", "score", "draws"]
+    games = fastrate.read_pgn(pgn)
+    want = bt.fit(games, bt.BTConfig(advantage="fit", anchor="Brazil", mean_rating=2000.0))
+    got = dict(zip(table.column("player").to_pylist(), table.column("rating").to_pylist()))
+    assert got["Brazil"] == pytest.approx(2000.0)
+    for name in ("Spain", "Germany", "Japan"):
+        assert got[name] == pytest.approx(want.rating[want.players.id_of(name)], abs=1e-9)
+    res = CliRunner().invoke(main, ["batch", str(pgn), "--advantage", "x"])
+    assert res.exit_code == 1 and "--advantage must be a number of Elo or 'fit'" in res.output
+    res = CliRunner().invoke(main, ["batch", "--example", "football"])
+    assert res.exit_code == 1 and res.output.count("\n") == 1
+    assert "outside the largest strongly connected component" in res.output

@@ -91,6 +91,7 @@ def _register(group: click.Group) -> None:
     from fastrate.cli.backgammon import backgammon_group
     from fastrate.cli.bridge import bridge_group
     from fastrate.cli.commands import (
+        batch_command,
         evaluate_command,
         rate_command,
         systems_command,
@@ -99,7 +100,8 @@ def _register(group: click.Group) -> None:
     from fastrate.cli.ladder import ladder_group
     from fastrate.cli.placement import placement_group
 
-    for cmd in (rate_command, evaluate_command, systems_command, warmup_command, bridge_group,
+    for cmd in (rate_command, evaluate_command, batch_command, systems_command, warmup_command,
+                bridge_group,
                 placement_group, backgammon_group, ladder_group):
         group.add_command(cmd)
 
