@@ -241,3 +241,27 @@ def test_cli_batch_fits_and_writes(tmp_path):
     res = CliRunner().invoke(main, ["batch", "--example", "football"])
     assert res.exit_code == 1 and res.output.count("\n") == 1
     assert "outside the largest strongly connected component" in res.output
+
+
+def test_largest_component_and_the_prior_connect_what_they_can():
+    """Ordo's choice: rate the largest strongly connected component (players left out
+    named), or add BayesElo's prior, which links every pair that met but cannot place
+    players who never met the rest."""
+    import fastrate
+
+    # a, b, c play each other; d only loses to a; x and y only play each other
+    g = fastrate.Games.from_arrays(["a", "b", "c", "a", "x"], ["b", "c", "a", "d", "y"],
+                                   [1.0, 0.5, 1.0, 1.0, 1.0])
+    with pytest.raises(InputError, match=r"3 of 6 players are outside .* 'd', 'x', 'y'; rate "
+                       r"the largest component alone .* or add a prior"):
+        fit(g)
+    kept, left = bt.largest_component(g)
+    assert kept.n_games == 3 and sorted(left.tolist()) == ["d", "x", "y"]
+    assert fit(kept).converged
+    with pytest.raises(InputError, match=r"2 of 6 players .*never met the rest"):
+        fit(g, BTConfig(prior=2.0))
+    kept, left = bt.largest_component(g, prior=2.0)
+    assert kept.n_games == 4 and sorted(left.tolist()) == ["x", "y"]
+    r = fit(kept, BTConfig(prior=2.0))
+    assert r.converged and np.isfinite(r.rating).all()
+    assert r.rating[r.players.id_of("d")] < r.rating[r.players.id_of("a")]

@@ -357,12 +357,15 @@ def systems_command(fmt: str | None) -> None:
               "maximum likelihood).")
 @click.option("--anchor", default=None, metavar="NAME=ELO|ELO", help="Give one player a "
               "fixed rating (NAME=1800), or set the mean rating (default 0).")
+@click.option("--largest-component", is_flag=True, help="Rate only the players of the "
+              "largest strongly connected component (Ordo's default), reporting who is left "
+              "out; without it such data is refused.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
 @input_options
 @output_options
-def batch_command(file, example, model, advantage, drawelo, prior, anchor, top, input_format,
-                  output, fmt, progress, **kw) -> None:
+def batch_command(file, example, model, advantage, drawelo, prior, anchor, largest_component,
+                  top, input_format, output, fmt, progress, **kw) -> None:
     """Fit all games of FILE at once (Bradley-Terry, as Ordo and BayesElo do).
 
     The exact maximum-likelihood ratings (or maximum a posteriori with --prior) of the
@@ -380,6 +383,7 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, top, 
 
     from fastrate.errors import InputError
     from fastrate.ratings.bradley_terry import BTConfig, fit
+    from fastrate.ratings.bradley_terry import largest_component as keep_largest
 
     def number_or_fit(value: str, option: str) -> Any:
         if value.strip().lower() == "fit":
@@ -405,6 +409,14 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, top, 
     bar = Progress(["reading", "fitting", "writing"], progress)
     try:
         games = _load_games(file, example, input_format, columns)
+        if largest_component:
+            games, left_out = keep_largest(games, prior)
+            if left_out.size:
+                shown = ", ".join(map(str, left_out[:10].tolist()))
+                more = f" and {left_out.size - 10} more" if left_out.size > 10 else ""
+                click.echo(f"fastrate: note: left out {left_out.size:,} player"
+                           f"{'s' if left_out.size != 1 else ''} outside the largest "
+                           f"strongly connected component: {shown}{more}", err=True)
         bar.step()
         result = fit(games, config)
         bar.step()

@@ -48,7 +48,7 @@ from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import LN10, log, select
 
 __all__ = ["BTConfig", "BTResult", "Pairs", "fit", "MODELS", "condense", "add_prior",
-           "strong_components"]
+           "strong_components", "largest_component"]
 
 MODELS = ("bt_half", "bayeselo")
 FIT = "fit"
@@ -449,24 +449,67 @@ def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return comp
 
 
-def _check_connected(games: Games, pairs: Pairs) -> None:
-    """Refuse data whose "scored against" graph is not strongly connected."""
-    n = games.n_players
+def _components(games: Games, pairs: Pairs) -> np.ndarray:
+    """The strong component of every player in the "scored against" graph of ``pairs``."""
     white_scored = pairs.wins + pairs.draws > 0
     black_scored = pairs.losses + pairs.draws > 0
     src = np.concatenate([pairs.white[white_scored], pairs.black[black_scored]])
     dst = np.concatenate([pairs.black[white_scored], pairs.white[black_scored]])
-    comp = strong_components(n, src, dst)
+    return strong_components(games.n_players, src, dst)
+
+
+def _check_connected(games: Games, pairs: Pairs, with_prior: bool) -> None:
+    """Refuse data whose "scored against" graph is not strongly connected."""
+    n = games.n_players
+    comp = _components(games, pairs)
     sizes = np.bincount(comp, minlength=1)
     if sizes.shape[0] <= 1:
         return
     outside = np.flatnonzero(comp != int(np.argmax(sizes)))
     names = ", ".join(repr(games.players[int(i)]) for i in outside[:10])
     more = f" and {outside.shape[0] - 10} more" if outside.shape[0] > 10 else ""
+    if with_prior:
+        why = ("never met the rest, directly or through others, so even the prior cannot "
+               "place them")
+        fix = "rate the largest component alone (largest_component(); --largest-component)"
+    else:
+        why = "e.g. only wins or only losses against the rest"
+        fix = ("rate the largest component alone (largest_component(); "
+               "--largest-component), or add a prior (BayesElo's virtual draws, prior=2)")
     raise InputError(
         f"the maximum-likelihood ratings do not exist: {outside.shape[0]} of {n} players are "
         f"outside the largest strongly connected component of the 'scored against' graph "
-        f"(e.g. only wins or only losses against the rest): {names}{more}")
+        f"({why}): {names}{more}; {fix}")
+
+
+def largest_component(games: Games, prior: float = 0.0) -> tuple[Games, np.ndarray]:
+    """The games among the players of the largest strongly connected component of the
+    "scored against" graph (with ``prior`` > 0: of the graph of who met whom), as Ordo
+    rates by default, and the names of the players left out (each with all his games).
+
+    >>> import fastrate
+    >>> g = fastrate.Games.from_arrays(["a", "b", "c", "a"], ["b", "c", "a", "d"],
+    ...                                [1.0, 1.0, 1.0, 1.0])     # a cycle, and d only lost
+    >>> kept, left_out = largest_component(g)
+    >>> kept.n_games, left_out.tolist()
+    (3, ['d'])
+    """
+    check_type(games, Games, "largest_component() needs a fastrate.Games")
+    pairs = condense(games)
+    if prior > 0.0:
+        pairs = add_prior(pairs, games.n_players, prior)
+    comp = _components(games, pairs)
+    keep_player = comp == int(np.argmax(np.bincount(comp, minlength=1)))
+    keep = keep_player[games.white] & keep_player[games.black]
+    names = games.players.names
+    w, b = names[games.white[keep]], names[games.black[keep]]
+    opt: dict[str, Any] = {}
+    if games.neutral is not None:
+        opt["neutral"] = games.neutral[keep]
+    if games.weight is not None:
+        opt["weight"] = games.weight[keep]
+    kept = Games.from_arrays(w, b, games.score[keep], **opt)
+    return kept, names[~keep_player]
 
 
 def add_prior(pairs: Pairs, n: int, prior: float) -> Pairs:
@@ -517,9 +560,9 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
             raise InputError(f"'score' must be 0, 0.5 or 1 for the bayeselo model; got "
                              f"{float(score[i])!r} at row {i}")
     pairs = condense(games)
-    _check_connected(games, pairs)
-    if config.prior > 0.0:
+    if config.prior > 0.0:  # virtual draws link every pair that met, both ways
         pairs = add_prior(pairs, games.n_players, config.prior)
+    _check_connected(games, pairs, config.prior > 0.0)
     n = games.n_players
     fit_adv = config.advantage == FIT
     fit_draw = bayes and config.drawelo == FIT
