@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fastrate.data._csr import factorize
 from fastrate.data.games import Games
 from fastrate.data.matches import Matches
 from fastrate.errors import InputError
@@ -87,8 +88,9 @@ def load_f1(teams: bool = False, period: str | None = None, since: int | None = 
     if teams:
         constructor = table.column("constructor").to_numpy(zero_copy_only=False)
         team = constructor
-        key = np.char.add(race.astype(str), "\0" + np.char.add("", constructor.astype(str)))
-        _, inverse = np.unique(key, return_inverse=True)
+        race_id, _ = factorize(race, "race_id")
+        cons_id, cons = factorize(constructor, "constructor")
+        _, inverse = np.unique(race_id * len(cons) + cons_id, return_inverse=True)
         best = np.full(inverse.max() + 1, np.inf)
         np.fmin.at(best, inverse, np.where(np.isnan(position), np.inf, position))
         position = best[inverse]

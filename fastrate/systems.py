@@ -118,7 +118,7 @@ class RatingSystem:
         A two-player system given :class:`~fastrate.data.Matches` of two one-player
         sides rates them as games (:meth:`~fastrate.data.Matches.to_games`)."""
         cfg = self.config_class() if config is None else config
-        if self.data == "games" and type(data).__name__ == "Matches":
+        if self.data == "games":
             from fastrate.data.matches import Matches
 
             if isinstance(data, Matches):

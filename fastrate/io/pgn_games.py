@@ -122,6 +122,14 @@ def _result_code(buf: np.ndarray, s: int, e: int) -> int:
     return _OTHER
 
 
+@inline_kernel
+def _open_record(out: np.ndarray, g: int, start: int) -> None:
+    """Game ``g``'s row of ``out``: every field unset (-1), starting at byte ``start``."""
+    for f in range(_K):
+        out[g * _K + f] = -1
+    out[g * _K + _START] = start
+
+
 @kernel
 def _scan_pgn(buf: np.ndarray, pos: int, cls: np.ndarray, out: np.ndarray,
               info: np.ndarray) -> None:
@@ -194,9 +202,7 @@ def _scan_pgn(buf: np.ndarray, pos: int, cls: np.ndarray, out: np.ndarray,
                     info[1] = i
                     return
                 g += 1
-                for f in range(_K):
-                    out[g * _K + f] = -1
-                out[g * _K + _START] = i
+                _open_record(out, g, i)
                 state = 1
             if not ok:
                 if out[g * _K + _BAD] < 0:
@@ -224,9 +230,7 @@ def _scan_pgn(buf: np.ndarray, pos: int, cls: np.ndarray, out: np.ndarray,
                 info[1] = i
                 return
             g += 1
-            for f in range(_K):
-                out[g * _K + f] = -1
-            out[g * _K + _START] = i
+            _open_record(out, g, i)
         state = 2
         s = i
         while i < n and cls[buf[i]] < 2:

@@ -264,7 +264,6 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
         t0 = match_team_offsets[m]
         t1 = match_team_offsets[m + 1]
         n = 0
-        top = -math.inf
         for t in range(t0, t1):
             total = 0.0
             count = 0
@@ -280,7 +279,6 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
                 n += 1
             tr = total / max(count, 1)
             team_rating[t - t0] = tr
-            top = max(top, tr)
         # predictions: Luce win probabilities and pairwise Elo expected scores
         match_predictions(m, match_team_offsets, team_rating, _C, pred, pair_pred, q)
         if with_pairs:

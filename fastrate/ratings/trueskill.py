@@ -845,12 +845,10 @@ def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = 
                       matches.rank, matches.weight_or_one(), mu, sigma, games,
                       _params(config), pred, pair_pred, unconverged)
     rating = mu - float(config.conservative_k) * sigma
-    out = Ratings("trueskill", matches.players, rating, games, pred, config,
-                  state={"mu": mu, "sigma": sigma}, pair_predictions=pair_pred,
-                  unconverged=np.flatnonzero(unconverged).astype(np.int64))
-    # the table order of STATE (Ratings puts unknown columns after games_played)
-    out.state = {c.name: out.state[c.name] for c in STATE}
-    return out
+    return Ratings("trueskill", matches.players, rating, games, pred, config,
+                   state={"rating": rating, "mu": mu, "sigma": sigma, "games_played": games},
+                   pair_predictions=pair_pred,
+                   unconverged=np.flatnonzero(unconverged).astype(np.int64))
 
 
 # ----------------------------------------------------------------------------------

@@ -861,10 +861,17 @@ def _team_arrays(teams: Sequence[Sequence[Any]], config: WengLinConfig
     return np.array(mus), np.array(vs), n
 
 
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _normal_cdf(z: np.ndarray) -> np.ndarray:
+    """``Phi(z) = (1 + erf(z / sqrt 2)) / 2`` elementwise, as openskill computes it."""
+    return 0.5 * (1.0 + _erf(z / _SQRT2))
+
+
 def _pairwise_normal(mu: np.ndarray, v: np.ndarray, beta2: float) -> np.ndarray:
     d = (mu[:, None] - mu[None, :]) / np.sqrt(2.0 * beta2 + v[:, None] + v[None, :])
-    erf = np.vectorize(math.erf, otypes=[np.float64])
-    return 0.5 * (1.0 + erf(d / _SQRT2))
+    return _normal_cdf(d)
 
 
 def predict_win(teams: Sequence[Sequence[Any]], config: WengLinConfig = WengLinConfig()
@@ -951,8 +958,7 @@ def expected_score(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any,
                 + np.asarray(sigma_b, dtype=np.float64) ** 2
                 + 2.0 * float(config.tau) ** 2 + 2.0 * float(config.beta) ** 2)
     if config.predict == "normal":
-        erf = np.vectorize(math.erf, otypes=[np.float64])
-        return 0.5 * (1.0 + erf(d / c / _SQRT2))
+        return _normal_cdf(d / c)
     return 1.0 / (1.0 + np.exp(-d / c))
 
 

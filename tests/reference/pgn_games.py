@@ -9,20 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# the wording of the reasons is the module's; what is parsed, and why, is decided here
+from fastrate.io.pgn_games import REASONS
+
 TAG = re.compile(rb'\[[ \t]*([A-Za-z0-9_]+)[ \t]*"((?:[^"\\\n]|\\[^\n])*)"[ \t\r]*\]')
 TOKEN = re.compile(rb'[^ \t\n\r\v\f{;\[]+')
 RESULTS = {b"1-0": 1.0, b"0-1": 0.0, b"1/2-1/2": 0.5, b"*": "*"}
-REASONS = (
-    "a tag pair is malformed",
-    "a { comment is not closed",
-    'White or Black is missing, empty or "?"',
-    'the result is "*" (unfinished)',
-    "the game has no result (no Result tag, no termination marker)",
-    "the Result tag is not 1-0, 0-1 or 1/2-1/2",
-    "the Result tag and the movetext's result differ",
-    "the Date is missing or its year unknown",
-    "the Date is malformed",
-)
 
 
 @dataclass
