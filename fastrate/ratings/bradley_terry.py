@@ -45,10 +45,10 @@ from fastrate._validate import check_choice, check_number, check_type
 from fastrate.data import Games
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import ConfigError, InputError
-from fastrate.ratings._common import LN10, log, select
+from fastrate.ratings._common import LN10, expected_score, log, select
 
-__all__ = ["BTConfig", "BTResult", "Pairs", "fit", "MODELS", "condense", "add_prior",
-           "strong_components", "largest_component"]
+__all__ = ["BTConfig", "BTResult", "Pairs", "fit", "predict", "MODELS", "condense",
+           "add_prior", "strong_components", "largest_component"]
 
 MODELS = ("bt_half", "bayeselo")
 FIT = "fit"
@@ -634,6 +634,53 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
     return BTResult(games.players, rating, float(theta[ia]) if fit_adv else adv0,
                     (float(theta[idr]) if fit_draw else de0) if bayes else math.nan,
                     float(ll), it, converged, m, config)
+
+
+def predict(result: BTResult, white: Any, black: Any,
+            neutral: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(P(win), P(draw), P(loss))`` of ``white`` against ``black`` (arrays of player
+    names of the fit; ``neutral``: optional booleans, no advantage where true) under the
+    fitted model, ``x = R_white - R_black + advantage``:
+
+    * ``bayeselo``: ``P(win) = f(x - drawelo)``, ``P(loss) = f(-x - drawelo)``, the draw
+      the rest;
+    * ``bt_half``: the model has no draw probability; ``P(win) = f(x)`` is the expected
+      score, ``P(draw) = 0``.
+
+    >>> import fastrate
+    >>> g = fastrate.Games.from_arrays(["a", "b", "c", "a"], ["b", "c", "a", "c"],
+    ...                                [1.0, 0.5, 0.0, 0.0])
+    >>> w, d, l = predict(fit(g), ["a"], ["b"])
+    >>> round(float(w[0]), 4), float(d[0])
+    (0.7898, 0.0)
+    """
+    check_type(result, BTResult, "predict() needs a BTResult from fit()")
+    lookup = result.players.lookup
+
+    def ids(names: Any, column: str) -> np.ndarray:
+        out = np.empty(len(names), dtype=np.int64)
+        for row, name in enumerate(np.asarray(names, dtype=object).tolist()):
+            i = lookup.get(name)
+            if i is None:
+                raise InputError(f"column '{column}' row {row}: {name!r} is not a player "
+                                 "of the fit")
+            out[row] = i
+        return out
+
+    w, b = ids(white, "white"), ids(black, "black")
+    if w.shape != b.shape:
+        raise InputError(f"'white' and 'black' differ in length ({w.shape[0]} and "
+                         f"{b.shape[0]})")
+    h = np.ones(w.shape[0])
+    if neutral is not None:
+        h[np.asarray(neutral, dtype=bool)] = 0.0
+    x = result.rating[w] - result.rating[b] + h * result.advantage
+    if result.config.model == "bayeselo":
+        win = expected_score(x, result.drawelo)
+        loss = expected_score(-x, result.drawelo)
+        return win, np.maximum(1.0 - win - loss, 0.0), loss
+    win = expected_score(x, 0.0)
+    return win, np.zeros_like(win), 1.0 - win
 
 
 def _newton_step(pairs, mxx, mxd, mdd, ia, idr, n, grad, diag, hv) -> np.ndarray:
