@@ -89,9 +89,9 @@ def _register(group: click.Group) -> None:
     """Add every command and command group (each module is one group; they share only
     :mod:`fastrate.cli._common`)."""
     from fastrate.cli.backgammon import backgammon_group
+    from fastrate.cli.batch import batch_command
     from fastrate.cli.bridge import bridge_group
     from fastrate.cli.commands import (
-        batch_command,
         evaluate_command,
         rate_command,
         systems_command,

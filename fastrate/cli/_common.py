@@ -195,3 +195,43 @@ def emit(table, output: str | None, fmt: str | None) -> None:
     else:
         write_table(table, None, fmt or "csv", stream=sys.stdout.buffer)
         sys.stdout.flush()
+
+
+def load_games(file: str | None, example: str | None, fmt: str | None, columns: dict,
+                matches: bool = False):
+    """The games (or, ``matches=True``, the long-format matches) of FILE or --example."""
+    from fastrate.datasets import load_example
+    from fastrate.errors import InputError
+    from fastrate.io.tables import read_games
+
+    columns = split_columns(columns, matches)
+    if example is not None:
+        if file is not None:
+            raise InputError("give either FILE or --example, not both")
+        extra = set(columns) - {"period"}
+        if extra:
+            raise InputError(f"--example data has fixed columns; drop {', '.join(sorted(extra))}")
+        return load_example(example, period=columns.get("period"))
+    if file is None:
+        raise InputError("no input: give a games FILE (CSV, Parquet or JSON) or --example "
+                         "football")
+    if matches:
+        from fastrate.io.matches import read_matches
+
+        games = read_matches(file, format=fmt, **columns)
+    elif str(file).lower().removesuffix(".gz").endswith(".pgn"):
+        from fastrate.io.pgn_games import read_pgn
+
+        extra = set(columns) - {"time", "period", "drop_self_play"}
+        if extra:
+            raise InputError(f"a PGN file has fixed tags (White, Black, Result, Date); drop "
+                             f"--{', --'.join(sorted(extra))}")
+        games = read_pgn(file, date="time" in columns or columns.get("period") not in (
+            None, "event"), period=columns.get("period"),
+            drop_self_play=bool(columns.get("drop_self_play")))
+    else:
+        games = read_games(file, format=fmt, **columns)
+    for reason, count, first in games.dropped:
+        click.echo(f"fastrate: note: skipped {count:,} row{'s' if count != 1 else ''} where "
+                   f"{reason} (first at {first})", err=True)
+    return games
