@@ -18,6 +18,7 @@ from fastrate._validate import (
     require,
     single_chunk,
 )
+from fastrate.data import _intern
 from fastrate.errors import InputError, InputTypeError
 
 __all__ = ["PlayerIndex"]
@@ -71,84 +72,386 @@ class PlayerIndex:
         that names the column (``names``, default ``player1``, ``player2`` ...) and row.
         Integer ids stay integers; a mix of integers and strings is compared as strings.
         """
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         k = len(columns)
         if k == 0:
             raise InputTypeError("intern() needs at least one column of names")
         labels = list(names) if names is not None else [f"player{c + 1}" for c in range(k)]
-        ints = _interleaved_ints(columns)
-        if ints is not None:
-            # integer ids without nulls (the usual case): interleave the rows in NumPy,
-            # one array of k*n ids, instead of concatenating and taking in Arrow (three
-            # such arrays at once)
-            enc = pc.dictionary_encode(numpy_to_arrow(ints))
-            del ints
-            ids32 = arrow_to_numpy(enc.indices)
-            return cls(np.array(arrow_to_numpy(enc.dictionary))), [
-                require(ids32[c::k], np.int64) for c in range(k)]
-        arrays = [_name_array(c, labels[j]) for j, c in enumerate(columns)]
-        arrays = _common_type(arrays)
-        sizes = [len(a) for a in arrays]
-        interleave = k > 1 and len(set(sizes)) == 1
-        joined = pa.concat_arrays(arrays) if k > 1 else arrays[0]
+        cols = _kernel_columns(columns, labels)
+        if cols is not None:
+            names_out, ids = _intern_columns(cols)
+            return cls(names_out), ids
+        return _intern_arrow(cls, columns, labels, source)
+
+
+def _intern_arrow(cls, columns: Sequence[Any], labels: list[str], source: Source):
+    """The general path (Arrow's dictionary_encode): floats, a mix of integers and
+    strings, and every column with a missing name (which raises the error)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    k = len(columns)
+    arrays = [_name_array(c, labels[j]) for j, c in enumerate(columns)]
+    arrays = _common_type(arrays)
+    sizes = [len(a) for a in arrays]
+    interleave = k > 1 and len(set(sizes)) == 1
+    joined = pa.concat_arrays(arrays) if k > 1 else arrays[0]
+    if interleave:
+        n = sizes[0]
+        joined = joined.take(numpy_to_arrow(np.arange(n * k).reshape(k, n).T.ravel()))
+    if joined.null_count:
+        pos = int(np.argmax(arrow_to_numpy(joined.is_null())))
         if interleave:
-            n = sizes[0]
-            joined = joined.take(numpy_to_arrow(np.arange(n * k).reshape(k, n).T.ravel()))
-        if joined.null_count:
-            pos = int(np.argmax(arrow_to_numpy(joined.is_null())))
-            if interleave:
-                row, col = divmod(pos, k)
-            else:
-                col, row = 0, pos
-                while row >= sizes[col]:
-                    row -= sizes[col]
-                    col += 1
-            raise InputError(f"column '{source.column(labels[col])}' must name a player in every "
-                             "row; found a "
-                             f"missing value at {source.where(row)}; drop or fill those rows")
-        enc = pc.dictionary_encode(joined)
-        ids = arrow_to_numpy(enc.indices).astype(np.int64)
-        out: list[np.ndarray] = []
-        if interleave:
-            out = [require(ids[c::k], np.int64) for c in range(k)]
+            row, col = divmod(pos, k)
         else:
-            start = 0
-            for size in sizes:
-                out.append(require(ids[start:start + size], np.int64))
-                start += size
-        return cls(np.array(arrow_to_numpy(enc.dictionary))), out
+            col, row = 0, pos
+            while row >= sizes[col]:
+                row -= sizes[col]
+                col += 1
+        raise InputError(f"column '{source.column(labels[col])}' must name a player in every "
+                         "row; found a "
+                         f"missing value at {source.where(row)}; drop or fill those rows")
+    enc = pc.dictionary_encode(joined)
+    ids = arrow_to_numpy(enc.indices).astype(np.int64)
+    out: list[np.ndarray] = []
+    if interleave:
+        out = [require(ids[c::k], np.int64) for c in range(k)]
+    else:
+        start = 0
+        for size in sizes:
+            out.append(require(ids[start:start + size], np.int64))
+            start += size
+    return cls(np.array(arrow_to_numpy(enc.dictionary))), out
 
 
-def _interleaved_ints(columns: Sequence[Any]) -> np.ndarray | None:
-    """Columns of integer ids of one type, equal lengths and no nulls (NumPy arrays or
-    Arrow arrays, chunked or not), interleaved row by row into one NumPy array; None
-    for anything else."""
+# ----------------------------------------------------------------------------------
+# the kernel path (fastrate.data._intern): integer and string columns without nulls
+#
+# A column is a list of chunks, each read in place: ("int", values), ("str", offsets,
+# data) for Arrow strings, ("dint", indices, values) and ("dstr", indices, offsets, data)
+# for Arrow dictionary arrays. Integer values go to the kernels as int32 or int64 (uint64
+# as its int64 bits; other widths are widened); every input array is passed read-only,
+# so the kernels compile once per dtype.
+
+#: integer columns use a direct table (int32 entries) when the value range is at most
+#: DIRECT_PER_ID entries per value of the column plus DIRECT_FREE entries: at most 2
+#: bytes per id and 16 MiB per column; a hash table otherwise
+DIRECT_PER_ID = 0.5
+DIRECT_FREE = 1 << 22
+#: smallest hash table (slots); tables double when half full
+MIN_SLOTS = 1 << 10
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+class _Column:
+    __slots__ = ("kind", "dtype", "chunks", "n")
+
+    def __init__(self, kind: str, dtype: Any, chunks: list[tuple], n: int):
+        self.kind, self.dtype, self.chunks, self.n = kind, dtype, chunks, n
+
+
+def _readonly(x: np.ndarray) -> np.ndarray:
+    v = x.view()
+    v.flags.writeable = False
+    return v
+
+
+def _int_view(x: np.ndarray) -> np.ndarray:
+    """Integer values as the kernels read them: int32/int64 in place, uint64 as its int64
+    bits, other widths widened to int64."""
+    if x.dtype == np.uint64:
+        x = x.view(np.int64)
+    elif x.dtype not in (np.int32, np.int64):
+        x = x.astype(np.int64)
+    return _readonly(np.ascontiguousarray(x))
+
+
+def _string_buffers(a) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data) of an Arrow string/large_string array, read in place."""
     import pyarrow as pa
 
-    parts: list[list[np.ndarray]] = []
-    for x in columns:
-        if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
-            parts.append([x])
-        elif is_arrow_array(x) and pa.types.is_integer(x.type) and x.null_count == 0:
-            chunks = x.chunks if isinstance(x, pa.ChunkedArray) else [x]
-            parts.append([arrow_to_numpy(c) for c in chunks])
-        else:
-            return None
-    dtypes = {p.dtype for ps in parts for p in ps}
-    sizes = {sum(len(p) for p in ps) for ps in parts}
-    if len(parts) < 2 or len(dtypes) != 1 or len(sizes) != 1:
+    bufs = a.buffers()
+    dtype = np.int64 if pa.types.is_large_string(a.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=dtype, count=len(a) + 1,
+                            offset=a.offset * np.dtype(dtype).itemsize) if bufs[1] is not None \
+        else np.zeros(len(a) + 1, dtype=dtype)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size \
+        else np.zeros(1, dtype=np.uint8)
+    return _readonly(offsets), _readonly(data)
+
+
+def _arrow_chunk(a) -> tuple[str, Any, tuple] | None:
+    """(kind, name dtype, chunk) of one Arrow array chunk, or None when the kernels can't
+    take it (nulls, other types)."""
+    import pyarrow as pa
+
+    if a.null_count:
         return None
-    k, n = len(parts), sizes.pop()
-    out = np.empty(n * k, dtype=dtypes.pop())
-    for c, ps in enumerate(parts):
-        view = out[c::k]
-        pos = 0
-        for p in ps:
-            view[pos:pos + len(p)] = p
-            pos += len(p)
+    t = a.type
+    if pa.types.is_integer(t):
+        x = arrow_to_numpy(a)
+        return "int", x.dtype, ("int", _int_view(x))
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "str", None, ("str", *_string_buffers(a))
+    if pa.types.is_dictionary(t):
+        d = a.dictionary
+        if d.null_count:
+            return None
+        idx = arrow_to_numpy(a.indices)
+        idx = _readonly(idx if idx.dtype in (np.int32, np.int64) else idx.astype(np.int64))
+        vt = d.type
+        if pa.types.is_integer(vt):
+            values = arrow_to_numpy(d)
+            return "int", values.dtype, ("dint", idx, np.require(
+                values.view(np.int64) if values.dtype == np.uint64 else values, np.int64))
+        if pa.types.is_string(vt) or pa.types.is_large_string(vt):
+            return "str", None, ("dstr", idx, d)
+    return None
+
+
+def _kernel_column(x: Any, label: str) -> _Column | None:
+    import pyarrow as pa
+
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
+        return _Column("int", x.dtype, [("int", _int_view(x))], len(x))
+    if not is_arrow_array(x):
+        x = _name_array(x, label)
+    chunks = x.chunks if isinstance(x, pa.ChunkedArray) else [x]
+    kinds, dtypes, out = set(), set(), []
+    for a in chunks:
+        if len(a) == 0:
+            continue
+        got = _arrow_chunk(a)
+        if got is None:
+            return None
+        kinds.add(got[0])
+        dtypes.add(got[1])
+        out.append(got[2])
+    if not kinds:  # empty: the type decides
+        if pa.types.is_integer(x.type):
+            return _Column("int", np.dtype(str(x.type)), [], 0)
+        if pa.types.is_string(x.type) or pa.types.is_large_string(x.type):
+            return _Column("str", None, [], 0)
+        return None
+    if len(kinds) != 1 or len(dtypes) != 1:
+        return None
+    return _Column(kinds.pop(), dtypes.pop(), out, len(x))
+
+
+def _kernel_columns(columns: Sequence[Any], labels: list[str]) -> list[_Column] | None:
+    """The columns as the kernels read them, or None for the general path: a mix of
+    integers and strings, floats, other types, missing names, uint64 with other ints."""
+    cols = []
+    for x, label in zip(columns, labels):
+        col = _kernel_column(x, label)
+        if col is None:
+            return None
+        cols.append(col)
+    if len({c.kind for c in cols}) != 1:
+        return None
+    dtypes = {c.dtype for c in cols}
+    if len(dtypes) > 1 and np.dtype(np.uint64) in dtypes:
+        return None
+    return cols
+
+
+def _chunk_len(chunk: tuple) -> int:
+    return len(chunk[1]) - 1 if chunk[0] == "str" else len(chunk[1])
+
+
+class _IntEncoder:
+    """Column ids of integer values (a direct table or a hash, see DIRECT_PER_ID)."""
+
+    def __init__(self, lo: int, hi: int, n: int):
+        span = hi - lo + 1 if n else 0
+        self.direct = span <= DIRECT_PER_ID * n + DIRECT_FREE
+        self.lo = lo
+        self.count = np.zeros(1, dtype=np.int64)
+        self.status = np.zeros(1, dtype=np.int64)
+        if self.direct:
+            self.table = np.full(span, -1, dtype=np.int32 if n < 2**31 else np.int64)
+            cap = min(span, n)
+        else:
+            slots = MIN_SLOTS
+            self.table = np.full(2 * slots, -1, dtype=np.int64)
+            cap = slots // 2
+        self.names = np.empty(cap, dtype=np.int64)
+        self.first = np.empty(cap, dtype=np.int64)
+
+    def encode(self, x: np.ndarray, row0: int, rows: np.ndarray, out: np.ndarray) -> None:
+        if self.direct:
+            _intern.encode_direct(x, row0, rows, out, self.table, self.lo, self.names,
+                                  self.first, self.count)
+            return
+        start = 0
+        while True:
+            _intern.encode_int_hash(x[start:], row0 + start, rows[start:], out[start:],
+                                    self.table, self.names, self.first, self.count,
+                                    self.status)
+            done = int(self.status[0])
+            if done == _intern.DONE:
+                return
+            start += done
+            self._grow()
+
+    def _grow(self) -> None:
+        n = int(self.count[0])
+        slots = self.table.shape[0]  # twice the slots: [key, id] pairs
+        self.table = np.full(2 * slots, -1, dtype=np.int64)
+        _intern.rehash_ints(self.names, n, self.table)
+        self.names = _grown(self.names, n, slots // 2)
+        self.first = _grown(self.first, n, slots // 2)
+
+    def values(self) -> np.ndarray:
+        return self.names[:int(self.count[0])]
+
+
+class _StrEncoder:
+    """Column ids of strings (a hash over the UTF-8 bytes)."""
+
+    def __init__(self) -> None:
+        slots = MIN_SLOTS
+        self.table = np.full(2 * slots, -1, dtype=np.int64)
+        self.offsets = np.zeros(slots // 2 + 1, dtype=np.int64)
+        self.data = np.empty(16 * slots, dtype=np.uint8)
+        self.first = np.empty(slots // 2, dtype=np.int64)
+        self.count = np.zeros(1, dtype=np.int64)
+        self.status = np.zeros(1, dtype=np.int64)
+
+    def encode(self, offsets: np.ndarray, data: np.ndarray, row0: int, rows: np.ndarray,
+               out: np.ndarray) -> None:
+        start = 0
+        while True:
+            _intern.encode_str_hash(offsets[start:], data, row0 + start, rows[start:],
+                                    out[start:], self.table, self.offsets, self.data,
+                                    self.first, self.count, self.status)
+            done = int(self.status[0])
+            if done == _intern.DONE:
+                return
+            start += done
+            self._grow(int(offsets[start + 1]) - int(offsets[start]))
+
+    def _grow(self, need: int) -> None:
+        n = int(self.count[0])
+        if n == self.first.shape[0]:  # the names are full: twice the slots
+            slots = self.table.shape[0]
+            self.table = np.full(2 * slots, -1, dtype=np.int64)
+            _intern.rehash_strs(self.offsets, self.data, n, self.table)
+            self.first = _grown(self.first, n, slots // 2)
+            offsets = np.zeros(slots // 2 + 1, dtype=np.int64)
+            offsets[:n + 1] = self.offsets[:n + 1]
+            self.offsets = offsets
+        used = int(self.offsets[n])
+        if used + need > self.data.shape[0]:
+            self.data = _grown(self.data, used, max(2 * self.data.shape[0], used + need))
+
+    def arrow(self):
+        """The names as an Arrow large_string array (a view of the buffers)."""
+        import pyarrow as pa
+
+        n = int(self.count[0])
+        return pa.Array.from_buffers(pa.large_string(), n, [
+            None, pa.py_buffer(self.offsets[:n + 1]),
+            pa.py_buffer(self.data[:int(self.offsets[n])])])
+
+
+def _grown(x: np.ndarray, n: int, size: int) -> np.ndarray:
+    out = np.empty(size, dtype=x.dtype)
+    out[:n] = x[:n]
     return out
+
+
+def _int_encoder(chunks: list[tuple], n: int) -> _IntEncoder:
+    lohi = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64)
+    for chunk in chunks:
+        _intern.value_range(chunk[-1], lohi)
+    return _IntEncoder(int(lohi[0]), int(lohi[1]), n)
+
+
+def _encode_column(col: _Column, out: np.ndarray):
+    """Encode one column into ``out`` (column ids); return its encoder."""
+    n_values = sum(min(_chunk_len(c), len(c[-1])) if c[0] == "dint" else _chunk_len(c)
+                   for c in col.chunks)
+    enc = _int_encoder(col.chunks, n_values) if col.kind == "int" else _StrEncoder()
+    row0 = 0
+    for chunk in col.chunks:
+        size = _chunk_len(chunk)
+        seg = out[row0:row0 + size]
+        if chunk[0] == "int":
+            enc.encode(chunk[1], row0, _NO_ROWS, seg)
+        elif chunk[0] == "str":
+            enc.encode(chunk[1], chunk[2], row0, _NO_ROWS, seg)
+        else:
+            _encode_dictionary(enc, chunk, row0, seg)
+        row0 += size
+    return enc
+
+
+def _encode_dictionary(enc, chunk: tuple, row0: int, seg: np.ndarray) -> None:
+    """A dictionary chunk: intern the entries that occur (in order of first appearance),
+    then map the indices through them."""
+    idx, entries = chunk[1], chunk[-1]
+    size = len(entries)
+    local = np.full(size, -1, dtype=np.int64)
+    order = np.empty(min(size, len(idx)), dtype=np.int64)
+    first = np.empty(order.shape[0], dtype=np.int64)
+    m = int(_intern.dictionary_codes(idx, local, order, first))
+    order, rows = order[:m], first[:m] + row0
+    ids = np.empty(m, dtype=np.int64)
+    if chunk[0] == "dint":
+        enc.encode(_readonly(entries[order]), 0, rows, ids)
+    else:
+
+        used = entries.take(numpy_to_arrow(order))
+        enc.encode(*_string_buffers(used), 0, rows, ids)
+    local[order] = ids
+    _intern.remap(idx, local, seg)
+
+
+def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Names (first appearance, row by row across the columns) and id arrays."""
+    k = len(cols)
+    outs = [np.empty(c.n, dtype=np.int64) for c in cols]
+    encoders = [_encode_column(c, out) for c, out in zip(cols, outs)]
+    if k == 1:
+        merged = encoders[0]
+    else:
+        # the columns' names by the position of their first appearance in the rows
+        counts = [int(e.count[0]) for e in encoders]
+        starts = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        if len({c.n for c in cols}) == 1:
+            keys = np.concatenate([e.first[:m] * k + c
+                                   for c, (e, m) in enumerate(zip(encoders, counts))])
+        else:
+            base = np.cumsum([0] + [c.n for c in cols])
+            keys = np.concatenate([e.first[:m] + base[c]
+                                   for c, (e, m) in enumerate(zip(encoders, counts))])
+        order = np.empty(int(starts[-1]), dtype=np.int64)
+        _intern.merge_by_key(keys, starts, np.empty(k, dtype=np.int64), order)
+        gid = np.empty(order.shape[0], dtype=np.int64)
+        if cols[0].kind == "int":
+            values = np.concatenate([e.values() for e in encoders])[order]
+            merged = _int_encoder([("int", values)], len(values))
+            merged.encode(_readonly(values), 0, _NO_ROWS, gid)
+        else:
+            import pyarrow as pa
+
+            values = pa.concat_arrays([e.arrow() for e in encoders]).take(numpy_to_arrow(order))
+            merged = _StrEncoder()
+            merged.encode(*_string_buffers(values), 0, _NO_ROWS, gid)
+        table = np.empty(order.shape[0], dtype=np.int64)
+        table[order] = gid
+        for c in range(k):
+            part = table[starts[c]:starts[c + 1]]
+            if not np.array_equal(part, np.arange(part.shape[0])):
+                _intern.remap(outs[c], np.ascontiguousarray(part), outs[c])
+    if cols[0].kind == "int":
+        dtypes = {c.dtype for c in cols}
+        dtype = dtypes.pop() if len(dtypes) == 1 else np.dtype(np.int64)
+        values = merged.values()
+        names = values.view(np.uint64) if dtype == np.uint64 else values.astype(dtype)
+        return np.array(names), outs
+    return arrow_to_numpy(merged.arrow()), outs
 
 
 def _name_array(x: Any, column: str):

@@ -1,0 +1,284 @@
+"""Kernels of :meth:`fastrate.data.players.PlayerIndex.intern`: names -> dense ids.
+
+Each column is encoded on its own, chunk by chunk, into *column ids* in order of first
+appearance within the column (an encoder keeps its table between chunks); the columns
+are then merged by first appearance across the columns and their ids remapped in place.
+No kernel allocates: the caller hands every buffer in, and an encoder whose buffers are
+full returns early (the number of rows done) so the caller can grow them and go on.
+
+* **Integers, direct table** (:func:`encode_direct`): ``table[v - lo]`` holds the id of
+  value ``v`` (-1 unseen). Used when the value range is small next to the column (the
+  rule is in ``fastrate.data.players``), so the table costs at most a few bytes per id.
+* **Integers, hash** (:func:`encode_int_hash`): open addressing with linear probing, a
+  power-of-two table of ``[key, id]`` pairs (id -1 = empty slot) kept at most half full;
+  the slot is the splitmix64 finaliser of the key (Steele, Lea and Flood 2014, "Fast
+  splittable pseudorandom number generators"; the constants of Stafford's "Mix13").
+* **Strings** (:func:`encode_str_hash`): the same table over the UTF-8 bytes of Arrow
+  string arrays (offsets + data, read in place). Slots hold ``[hash, id]``; the hash
+  reads the bytes eight at a time into a word and mixes each word into the state with
+  the same finaliser; equal hashes are confirmed by comparing the bytes with the stored
+  name. New names are appended to a names buffer (offsets + bytes).
+* **Dictionary arrays** (:func:`dictionary_codes`): the indices are numbered by first
+  appearance (a table the size of the dictionary), and only the dictionary entries that
+  occur are interned, in that order.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from fastrate._numba import inline_kernel, kernel
+
+__all__ = ["DONE", "dictionary_codes", "encode_direct", "encode_int_hash", "encode_str_hash",
+           "merge_by_key", "rehash_ints", "rehash_strs", "remap", "value_range"]
+
+#: returned by an encoder in ``status[0]`` when the whole chunk was done
+DONE = -1
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_ONE = np.uint64(1)
+_EIGHT = np.uint64(8)
+_SEED = np.uint64(0x9E3779B97F4A7C15)
+
+
+@inline_kernel
+def _mix(z):
+    """The splitmix64 finaliser of a uint64 (a bijection; every input bit moves every
+    output bit)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
+    _MASK64 = 2**64 - 1
+
+    def _mix(z):  # noqa: F811 - the same arithmetic on Python ints: NumPy scalars warn
+        # when they wrap around, which the pure-Python run would turn into errors
+        z = int(z) & _MASK64
+        z = ((z ^ (z >> 30)) * int(_M1)) & _MASK64
+        z = ((z ^ (z >> 27)) * int(_M2)) & _MASK64
+        return np.uint64(z ^ (z >> 31))
+
+
+@inline_kernel
+def _int_hash(v):
+    """A non-negative 63-bit hash of an int64 key."""
+    return np.int64(_mix(np.uint64(v)) >> _ONE)
+
+
+@inline_kernel
+def _bytes_hash(data, start, end):
+    """A non-negative 63-bit hash of ``data[start:end]`` (bytes packed eight to a word,
+    each word mixed into the state)."""
+    h = _mix(np.uint64(end - start) ^ _SEED)
+    w = np.uint64(0)
+    shift = np.uint64(0)
+    for p in range(start, end):
+        w |= np.uint64(data[p]) << shift
+        shift += _EIGHT
+        if shift == np.uint64(64):
+            h = _mix(h ^ w)
+            w = np.uint64(0)
+            shift = np.uint64(0)
+    if shift != np.uint64(0):
+        h = _mix(h ^ w)
+    return np.int64(h >> _ONE)
+
+
+@kernel
+def value_range(x, out):
+    """Running minimum and maximum of the int64 values of ``x`` into ``out[0]``,
+    ``out[1]`` (left as they are for an empty ``x``)."""
+    lo = out[0]
+    hi = out[1]
+    for i in range(x.shape[0]):
+        v = np.int64(x[i])
+        if v < lo:
+            lo = v
+        if v > hi:
+            hi = v
+    out[0] = lo
+    out[1] = hi
+
+
+@kernel
+def encode_direct(x, row0, rows, out, table, lo, names, first, count):
+    """Column ids of int values through a direct table: ``table[x[i] - lo]`` is the id
+    of ``x[i]`` (-1 unseen), new values get the next id (``count[0]``), their value goes
+    to ``names`` and their row (``rows[i]`` if ``rows`` is given, else ``row0 + i``) to
+    ``first``. ``names`` must have room for every new value (the caller sizes it)."""
+    n = count[0]
+    given = rows.shape[0] > 0
+    for i in range(x.shape[0]):
+        v = np.int64(x[i])
+        g = np.int64(table[v - lo])
+        if g < 0:
+            g = n
+            table[v - lo] = n
+            names[n] = v
+            first[n] = rows[i] if given else row0 + i
+            n += 1
+        out[i] = g
+    count[0] = n
+
+
+@kernel
+def encode_int_hash(x, row0, rows, out, table, names, first, count, status):
+    """Column ids of int values through the hash table ``table`` (``[key, id]`` pairs,
+    id -1 empty; a power of two of slots). As :func:`encode_direct`; when a new value
+    finds ``names`` full, stops there: ``status[0]`` = the row to resume at after the
+    caller grew the buffers (:func:`rehash_ints`), else :data:`DONE`."""
+    mask = table.shape[0] // 2 - 1
+    n = count[0]
+    cap = names.shape[0]
+    given = rows.shape[0] > 0
+    status[0] = DONE
+    for i in range(x.shape[0]):
+        v = np.int64(x[i])
+        s = _int_hash(v) & mask
+        while True:
+            g = table[2 * s + 1]
+            if g < 0:
+                if n == cap:
+                    status[0] = i
+                    count[0] = n
+                    return
+                g = n
+                table[2 * s] = v
+                table[2 * s + 1] = n
+                names[n] = v
+                first[n] = rows[i] if given else row0 + i
+                n += 1
+                break
+            if table[2 * s] == v:
+                break
+            s = (s + 1) & mask
+        out[i] = g
+    count[0] = n
+
+
+@kernel
+def rehash_ints(names, n, table):
+    """Insert ``names[:n]`` (distinct) with ids ``0 .. n-1`` into an empty hash table."""
+    mask = table.shape[0] // 2 - 1
+    for j in range(n):
+        v = names[j]
+        s = _int_hash(v) & mask
+        while table[2 * s + 1] >= 0:
+            s = (s + 1) & mask
+        table[2 * s] = v
+        table[2 * s + 1] = j
+
+
+@kernel
+def encode_str_hash(offsets, data, row0, rows, out, table, name_offsets, name_data, first,
+                    count, status):
+    """Column ids of the strings ``data[offsets[i]:offsets[i+1]]`` (UTF-8 bytes of an
+    Arrow string array) through the hash table ``table`` (``[hash, id]`` pairs, id -1
+    empty). New strings are appended to ``name_data`` (``name_offsets[j]`` .. ``[j+1]``
+    bound name ``j``). Stops, as :func:`encode_int_hash`, when a new string finds the
+    name offsets or the name bytes full."""
+    mask = table.shape[0] // 2 - 1
+    n = count[0]
+    cap = name_offsets.shape[0] - 1
+    room = name_data.shape[0]
+    given = rows.shape[0] > 0
+    status[0] = DONE
+    for i in range(offsets.shape[0] - 1):
+        a = np.int64(offsets[i])
+        b = np.int64(offsets[i + 1])
+        h = _bytes_hash(data, a, b)
+        s = h & mask
+        while True:
+            g = table[2 * s + 1]
+            if g < 0:
+                end = name_offsets[n] + (b - a)
+                if n == cap or end > room:
+                    status[0] = i
+                    count[0] = n
+                    return
+                g = n
+                table[2 * s] = h
+                table[2 * s + 1] = n
+                p = name_offsets[n]
+                for q in range(a, b):
+                    name_data[p] = data[q]
+                    p += 1
+                name_offsets[n + 1] = end
+                first[n] = rows[i] if given else row0 + i
+                n += 1
+                break
+            if table[2 * s] == h:
+                c = name_offsets[g]
+                if name_offsets[g + 1] - c == b - a:
+                    same = True
+                    for q in range(b - a):
+                        if name_data[c + q] != data[a + q]:
+                            same = False
+                            break
+                    if same:
+                        break
+            s = (s + 1) & mask
+        out[i] = g
+    count[0] = n
+
+
+@kernel
+def rehash_strs(name_offsets, name_data, n, table):
+    """Insert names ``0 .. n-1`` (distinct) of the names buffer into an empty table."""
+    mask = table.shape[0] // 2 - 1
+    for j in range(n):
+        h = _bytes_hash(name_data, name_offsets[j], name_offsets[j + 1])
+        s = h & mask
+        while table[2 * s + 1] >= 0:
+            s = (s + 1) & mask
+        table[2 * s] = h
+        table[2 * s + 1] = j
+
+
+@kernel
+def dictionary_codes(indices, local, order, first):
+    """Number the dictionary indices of a chunk by first appearance: ``local[d]`` is the
+    code of dictionary entry ``d`` (-1 unseen: the caller fills it); the entries that
+    occur go to ``order`` in that order and the row each first occurs at to ``first``.
+    Returns the number of entries that occur; ``indices`` are not touched, the codes are
+    written to ``local`` only (:func:`remap` turns indices into ids afterwards)."""
+    n = 0
+    for i in range(indices.shape[0]):
+        d = indices[i]
+        if local[d] < 0:
+            local[d] = n
+            order[n] = d
+            first[n] = i
+            n += 1
+    return n
+
+
+@kernel
+def remap(codes, table, out):
+    """``out[i] = table[codes[i]]`` (``out`` may be ``codes`` itself)."""
+    for i in range(codes.shape[0]):
+        out[i] = table[codes[i]]
+
+
+@kernel
+def merge_by_key(keys, starts, heads, order):
+    """Merge the runs ``keys[starts[c]:starts[c+1]]`` (each increasing, all keys
+    distinct) into ``order``: positions in ``keys`` by increasing key. ``heads`` is
+    scratch of ``len(starts) - 1`` entries."""
+    k = starts.shape[0] - 1
+    for c in range(k):
+        heads[c] = starts[c]
+    for p in range(order.shape[0]):
+        best = -1
+        for c in range(k):
+            if heads[c] < starts[c + 1] and (best < 0 or keys[heads[c]] < keys[heads[best]]):
+                best = c
+        order[p] = heads[best]
+        heads[best] += 1
