@@ -92,6 +92,19 @@ def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
     return mask
 
 
+def _require_periods(specs: Sequence[SystemSpec], data: Games | Matches) -> None:
+    """Refuse to score a batch system (``RatingSystem.batch``: refitted once per rating
+    period for its walk-forward predictions) on data without periods: every prediction
+    would be the no-fit default."""
+    batch = [s.label for s in specs if s.system.batch]
+    if batch and data.period is None:
+        what = "games" if isinstance(data, Games) else "matches"
+        raise ConfigError(f"{', '.join(batch)}: a batch model is refitted once per rating "
+                          f"period to predict the next, and these {what} have no periods; "
+                          "give periods (period='month' or 'year', --period month, or a "
+                          "season column)")
+
+
 def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int = 0,
              initial: Any = None, draws: str = "exclude", bins: int = 10,
              on_system: Callable[[str, Ratings], Any] | None = None) -> Evaluation:
@@ -110,6 +123,10 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
     On :class:`~fastrate.data.Matches` (or when a system rates matches: two-player
     games then become matches of two one-player teams) the table scores team and
     free-for-all predictions instead (:func:`evaluate_matches`).
+
+    Batch models (``bradley_terry``) take part like the online systems: each rating
+    period is predicted by the model refitted on the periods before it, so the games
+    need periods (a :class:`~fastrate.errors.ConfigError` otherwise).
     """
     if isinstance(systems, (str, SystemSpec)) or (isinstance(systems, tuple)
                                                  and len(systems) == 2
@@ -127,6 +144,7 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
         spec.system.require_data("games", "evaluate it with its own toolkit "
                                           f"({spec.system.module_name}.evaluate)")
     mask = _prepare(games, burn_in, draws, bins)
+    _require_periods(specs, games)
     labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}
     for spec, label in zip(specs, labels):
@@ -186,6 +204,7 @@ def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
     if not specs:
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['trueskill']")
     check_bins(bins)
+    _require_periods(specs, matches)
     mask = burn_in_mask(matches, burn_in)
     if not mask.any():
         raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score; use "

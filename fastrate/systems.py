@@ -10,7 +10,7 @@ entry in :data:`REGISTRY` (see ``docs/adding-a-system.md``)::
 
     >>> from fastrate import systems
     >>> systems.names()
-    ['elo', 'glicko', 'glicko2', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces']
+    ['elo', 'glicko', 'glicko2', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces', 'bradley_terry']
     >>> systems.get("glicko2").state_names()
     ('rating', 'rd', 'volatility', 'games_played', 'last_period')
     >>> systems.get("fibs").state_names()
@@ -62,6 +62,9 @@ class RatingSystem:
     :data:`DATA_KINDS`); ``period_based`` whether it updates once per rating period
     (so a data set without periods is a single period); ``warm_specs`` spec strings whose
     runs together compile every kernel of the system (used by ``fastrate warmup``).
+    ``batch``: a batch model (fitted on all games at once) whose walk-forward predictions
+    refit it once per rating period; it cannot continue from saved state (``initial=``),
+    and evaluation needs periods.
     """
 
     name: str
@@ -71,6 +74,7 @@ class RatingSystem:
     data: str = "games"
     period_based: bool = False
     warm_specs: tuple[str, ...] = ()
+    batch: bool = False
 
     def __post_init__(self) -> None:
         if self.data not in DATA_KINDS:
@@ -525,3 +529,9 @@ register(RatingSystem(
     "the Codeforces contest rating (Mirzayanov 2015, as run in 2018)",
     data="matches",
     warm_specs=("codeforces",)))
+register(RatingSystem(
+    "bradley_terry", "fastrate.ratings.bradley_terry_walk", "BTConfig",
+    "batch Bradley-Terry (Ordo's, BayesElo's models), refitted per period to predict",
+    period_based=True, batch=True,
+    warm_specs=("bradley_terry", "bradley_terry:model=bayeselo,advantage=fit,drawelo=100,"
+                "prior=2")))

@@ -17,12 +17,17 @@ from fastrate.evaluate import evaluate
 ALL = systems.names()
 GAMES = systems.names("games")
 MATCHES = systems.names("matches")
+#: batch models (refitted per period) do not continue from saved state
+BATCH = [n for n in ALL if systems.get(n).batch]
+ONLINE_GAMES = [n for n in GAMES if n not in BATCH]
+ONLINE_MATCHES = [n for n in MATCHES if n not in BATCH]
 
 
 def test_registry_holds_the_documented_systems():
     assert ALL[:5] == ["elo", "glicko", "glicko2", "fibs", "bridge_elo"]
     assert set(MATCHES) >= {"trueskill", "weng_lin", "elom", "pairwise_elo", "codeforces"}
-    assert GAMES == ["elo", "glicko", "glicko2", "fibs"]
+    assert GAMES == ["elo", "glicko", "glicko2", "fibs", "bradley_terry"]
+    assert BATCH == ["bradley_terry"]
     assert systems.names("boards") == ["bridge_elo"]
 
 
@@ -81,7 +86,7 @@ def _random_matches(n: int, players: int, seed: int):
                                              weight=weight, period=period).items()}
 
 
-@pytest.mark.parametrize("name", MATCHES)
+@pytest.mark.parametrize("name", ONLINE_MATCHES)
 @pytest.mark.parametrize("via_table", [False, True])
 def test_matches_continuation_equals_the_full_run(name, via_table):
     """As for games: the first periods, then the rest from the saved state, give the
@@ -115,7 +120,7 @@ def _split(games: Games, at_period: int) -> tuple[Games, Games]:
     return part(first), part(~first)
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", ONLINE_GAMES)
 @pytest.mark.parametrize("via_table", [False, True])
 def test_continuation_equals_the_full_run(name, via_table):
     """Rating the first periods, then the rest from the saved state (the Ratings or its
@@ -140,6 +145,16 @@ def test_continuation_equals_the_full_run(name, via_table):
             continue
         np.testing.assert_allclose(cont.columns()[col][order], values, rtol=1e-12, atol=1e-9,
                                    err_msg=f"{name}: column {col}")
+
+
+@pytest.mark.parametrize("name", BATCH)
+def test_batch_systems_refuse_to_continue(name):
+    """A batch fit has no state to continue from: ``initial=`` is one clear error."""
+    entry = systems.get(name)
+    data = systems.tiny_data(entry.data)
+    saved = entry.rate(data)
+    with pytest.raises(ConfigError, match=r"batch fit .* cannot continue from saved ratings"):
+        entry.rate(data, initial=saved)
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -58,8 +58,9 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
 @click.option("-s", "--system", "system", default=None, metavar="SPEC",
               help="Rating system and options: elo, glicko, glicko2, elo@fide, "
               "'elo:k=20,advantage=65'; for matches (long format) trueskill, "
-              "'weng-lin:model=thurstone_mosteller_full', elom, pairwise_elo, codeforces "
-              "(default: elo; elo@world_football for --example football, trueskill for f1).")
+              "'weng-lin:model=thurstone_mosteller_full', elom, pairwise_elo, codeforces; "
+              "bradley_terry: the batch fit of all games (default: elo; elo@world_football "
+              "for --example football, trueskill for f1).")
 @click.option("--initial", type=click.Path(exists=True, dir_okay=False), help="Starting "
               "ratings (player, rating[, rd, volatility, games_played, last_period]); a "
               "previous run's output continues it exactly.")
@@ -183,7 +184,9 @@ def _team_predictions(matches, ratings):
               "data set instead of FILE.")
 @click.option("-s", "--system", "systems", multiple=True, metavar="SPEC",
               help="A system to compare (repeatable): elo, glicko, glicko2, elo@fide, "
-              "'glicko2:tau=0.3' ... (default: elo, glicko, glicko2).")
+              "'glicko2:tau=0.3', batch models refitted per period such as "
+              "'bradley_terry:model=bayeselo,advantage=fit,prior=2' (need --period) ... "
+              "(default: elo, glicko, glicko2).")
 @click.option("--burn-in", default=0, show_default=True, metavar="N", type=click.IntRange(min=0),
               help="Leave the games of the first N rating periods out of the scores.")
 @click.option("--draws", type=click.Choice(["exclude", "half"]), default="exclude",
@@ -207,6 +210,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
       fastrate evaluate --example football --system elo --system elo@world_football
       fastrate evaluate games.csv --period 1w --system elo --system "glicko2:tau=0.3" --burn-in 4
       fastrate evaluate --example f1 --period season --burn-in 50 -s trueskill -s weng-lin
+      fastrate evaluate --example football --period year -s elo -s "bradley_terry:prior=2"
     """
     from fastrate.evaluate import evaluate
 
@@ -290,11 +294,13 @@ def systems_command(fmt: str | None) -> None:
         rows.append({"system": name, "data": entry.data,
                      "presets": " ".join(systems.presets(name)),
                      "state": " ".join(entry.state_names()),
-                     "period_based": entry.period_based, "summary": entry.summary})
+                     "period_based": entry.period_based, "batch": entry.batch,
+                     "summary": entry.summary})
     if fmt is not None:
         emit({k: [r[k] for r in rows] for k in rows[0]}, None, fmt)
         return
     for r in rows:
         presets = f"; presets: {r['presets']}" if r["presets"] else ""
         click.echo(f"{r['system']:<12} {r['summary']}")
-        click.echo(f"{'':<12} rates {r['data']}{presets}; state: {r['state']}")
+        batch = "; batch fit, refitted per period to predict" if r["batch"] else ""
+        click.echo(f"{'':<12} rates {r['data']}{batch}{presets}; state: {r['state']}")
