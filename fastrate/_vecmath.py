@@ -79,8 +79,9 @@ def select(cond, a, b):
 
 @intrinsic
 def prefetch_row(typingctx, arr, row):  # pragma: no cover - compiled
-    """Ask the CPU to start loading row ``row`` of the 2-D array ``arr`` into the cache
-    (for writing), without waiting for it: a hint, no effect on results."""
+    """Ask the CPU to start loading row ``row`` of the 2-D array ``arr`` (element ``row``
+    of a 1-D array) into the cache (for writing), without waiting for it: a hint, no
+    effect on results."""
     def codegen(context, builder, signature, args):
         aryty = signature.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
@@ -88,7 +89,8 @@ def prefetch_row(typingctx, arr, row):  # pragma: no cover - compiled
                                         shape=cgutils.unpack_tuple(builder, ary.shape),
                                         strides=cgutils.unpack_tuple(builder, ary.strides),
                                         layout=aryty.layout,
-                                        inds=[args[1], ir.Constant(ir.IntType(64), 0)],
+                                        inds=[args[1]] + [ir.Constant(ir.IntType(64), 0)]
+                                        * (aryty.ndim - 1),
                                         wraparound=False)
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])

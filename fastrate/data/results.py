@@ -46,7 +46,8 @@ class Ratings:
     players: PlayerIndex
     rating: np.ndarray
     games_played: np.ndarray
-    predictions: np.ndarray
+    #: None when the run was asked for final ratings only (``rate(..., predictions=False)``)
+    predictions: np.ndarray | None
     config: Any = None
     #: the per-player state columns by name, in table order
     state: dict[str, np.ndarray] = field(default_factory=dict)
@@ -95,7 +96,8 @@ class Ratings:
         return len(self.players)
 
     def __repr__(self) -> str:
-        return f"Ratings({self.system}, {len(self)} players, {self.predictions.shape[0]} games)"
+        games = "" if self.predictions is None else f", {self.predictions.shape[0]} games"
+        return f"Ratings({self.system}, {len(self)} players{games})"
 
     def __getitem__(self, name: Any) -> float:
         """The rating of the player called ``name``."""

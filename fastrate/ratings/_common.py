@@ -11,16 +11,19 @@ The expected score of the Elo family (SPEC §1.1) is
 from __future__ import annotations
 
 import math
+import os
+import threading
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
-from fastrate._numba import inline_kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._vecmath import LN10, exp, log, logistic, prefetch_row, select
 from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError
 
-__all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
+__all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score", "count_games",
            "cap_lead", "rating_lead", "table_value", "PeriodRule", "GROWTH_GLICKO",
            "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
 
@@ -49,6 +52,47 @@ def cap_lead(d, cap):
         if d < -cap:
             return -cap
     return d
+
+
+@kernel
+def _count_games_kernel(white, black, period, games_played, last_period):
+    """``games_played[p] += 1`` for both players of every game and, when ``period`` is
+    given (length > 0), ``last_period[p]`` = the period of p's last game."""
+    has_p = period.shape[0] > 0
+    for i in range(white.shape[0]):
+        games_played[white[i]] += 1
+        games_played[black[i]] += 1
+        if has_p:
+            last_period[white[i]] = period[i]
+            last_period[black[i]] = period[i]
+
+
+#: games from which :func:`count_games` counts on a second thread beside the rating loop
+COUNT_BESIDE_MIN_GAMES = 200_000
+
+
+def count_games(white: np.ndarray, black: np.ndarray, period: np.ndarray,
+                games_played: np.ndarray, last_period: np.ndarray,
+                beside: Callable[[], None] | None = None) -> None:
+    """Add every game to both players' ``games_played`` and (``period`` of length > 0)
+    set their ``last_period``, in place; run ``beside()`` (a rating loop that leaves those
+    two arrays alone) at the same time on another thread when the machine has one and
+    there are enough games to pay for it. Integer counts: the same result whatever runs
+    first. The kernels release the GIL."""
+    args = (white, black, period, games_played, last_period)
+    if beside is None:
+        _count_games_kernel(*args)
+        return
+    if white.shape[0] < COUNT_BESIDE_MIN_GAMES or (os.cpu_count() or 1) < 2:
+        beside()
+        _count_games_kernel(*args)
+        return
+    worker = threading.Thread(target=_count_games_kernel, args=args, daemon=True)
+    worker.start()
+    try:
+        beside()
+    finally:
+        worker.join()
 
 
 @inline_kernel
@@ -168,10 +212,11 @@ def game_terms(m, s0, score, buf, pred, g_num, pred_factor, k3):
     with ``g = g_num / sqrt(1 + k3 var)``, rows 4-7 get ``g_b^2 E_ab (1 - E_ab)``,
     ``g_b (s - E_ab)`` and the same for the second player; ``pred`` gets
     ``1/(1 + exp(-pred_factor * diff / sqrt(1 + k3 (var_a + var_b))))``: Glickman's
-    prediction with g of the combined deviation. Plain arithmetic with :func:`exp` (and
-    the square roots here rather than once per player and period, in scalar code):
-    LLVM vectorises the loop.
+    prediction with g of the combined deviation (not when ``pred`` has length 0: final
+    ratings only). Plain arithmetic with :func:`exp` (and the square roots here rather
+    than once per player and period, in scalar code): LLVM vectorises the loop.
     """
+    has_pred = pred.shape[0] > 0
     # slices, indexed from 0: an index s0 + j might be negative as far as the compiler
     # knows, and the wraparound check would turn the loads and stores into gathers
     scores = score[s0:s0 + m]
@@ -189,7 +234,8 @@ def game_terms(m, s0, score, buf, pred, g_num, pred_factor, k3):
         buf[5, j] = gb * (s - e_ab)
         buf[6, j] = ga * ga * e_ba * (1.0 - e_ba)
         buf[7, j] = ga * ((1.0 - s) - e_ba)
-        preds[j] = 1.0 / (1.0 + exp(-pred_factor * diff / math.sqrt(1.0 + k3 * (va + vb))))
+        if has_pred:
+            preds[j] = 1.0 / (1.0 + exp(-pred_factor * diff / math.sqrt(1.0 + k3 * (va + vb))))
 
 
 @inline_kernel
@@ -253,7 +299,7 @@ def period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, ru
     the inactivity step at a player's first game of the period, without a branch; the
     records ``PREFETCH`` games ahead are prefetched), compute the block's terms
     (:func:`game_terms`: vectorised), add them to the players' sums in game order
-    (:func:`add_game_terms`). Writes ``pred``, lists the period's players in ``touched``
+    (:func:`add_game_terms`). Writes ``pred`` (unless it has length 0), lists the period's players in ``touched``
     and returns how many. (The block size is a constant, not ``buf.shape[1]``: LLVM
     compiles the block loops for at most ``BLOCK`` iterations.)"""
     nt = 0

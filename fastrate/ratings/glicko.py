@@ -239,7 +239,8 @@ def inflate_rd(ratings: Ratings, period: int, config: GlickoConfig | None = None
     return np.where(t > 0, grown, ratings.rd)
 
 
-def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = None) -> Ratings:
+def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = None,
+         predictions: bool = True) -> Ratings:
     """Rate ``games`` with Glicko; return ratings, RDs and every pre-game prediction.
 
     ``initial`` sets starting ratings/RDs (a previous :class:`Ratings`, a mapping
@@ -250,7 +251,8 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     returned ``rd`` is as of each player's last rated period (growth for inactivity is
     applied when he next plays), so ``rate(second_half, initial=rate(first_half))``
     equals ``rate(all_games)`` when split between periods. ``Ratings.predictions`` is
-    Glickman's prediction with both deviations (see :func:`expected_score`).
+    Glickman's prediction with both deviations (see :func:`expected_score`);
+    ``predictions=False`` skips them (final ratings only; ``Ratings.predictions`` None).
     """
     check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
     check_type(config, GlickoConfig, "config must be a GlickoConfig")
@@ -261,7 +263,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     period = games.period_or_zero()
     starts = period_starts(period)
     rec = open_records(games, state, state.rating, state.rd * state.rd)
-    pred = np.empty(games.n_games, dtype=np.float64)
+    pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     params = _GlickoParams(Q, float(config.c) ** 2, float(config.max_rd) ** 2,
                            float(config.min_rd) ** 2)
     _glicko_kernel(games.white, games.black, games.score, period, starts, rec, params,
@@ -270,7 +272,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
     return Ratings(system="glicko", players=state.players, rating=state.rating,
-                   games_played=state.games_played, predictions=games.to_input_order(pred),
+                   games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
                    config=config, rd=state.rd, last_period=reported_last(games, state))
 
 # ----------------------------------------------------------------------------------

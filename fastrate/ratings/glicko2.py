@@ -161,7 +161,8 @@ def _warn_unconverged(state: PlayerState, failed: np.ndarray, config: Glicko2Con
         "max_iterations or epsilon", ConvergenceWarning, stacklevel=3)
 
 
-def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = None) -> Ratings:
+def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = None,
+         predictions: bool = True) -> Ratings:
     """Rate ``games`` with Glicko-2; return ratings, RDs, volatilities and predictions.
 
     ``initial`` sets starting values (a previous :class:`Ratings`, a mapping
@@ -173,6 +174,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     ``rate(all_games)`` when split between periods. ``Ratings.unconverged`` lists the
     ids of players whose last volatility solve did not converge (a
     :class:`~fastrate.errors.ConvergenceWarning` is issued for this run's ones).
+    ``predictions=False`` skips the per-game predictions (``Ratings.predictions`` None).
     """
     check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
     check_type(config, Glicko2Config, "config must be a Glicko2Config")
@@ -191,7 +193,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     scale = float(config.scale)
     rec = open_records(games, state, (state.rating - 1500.0) / scale, (state.rd / scale) ** 2)
     rec[:, REC_VOL] = state.volatility
-    pred = np.empty(games.n_games, dtype=np.float64)
+    pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
     _glicko2_kernel(games.white, games.black, games.score, period, starts, rec, failed, step,
                     np.empty(n + 1, dtype=np.int64), pred)
@@ -201,7 +203,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     state.volatility[played] = rec[played, REC_VOL]
     _warn_unconverged(state, failed, config)
     return Ratings(system="glicko2", players=state.players, rating=state.rating,
-                   games_played=state.games_played, predictions=games.to_input_order(pred),
+                   games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
                    config=config, rd=state.rd, volatility=state.volatility,
                    last_period=reported_last(games, state),
                    unconverged=np.flatnonzero(failed).astype(np.int64))

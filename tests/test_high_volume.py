@@ -1,0 +1,98 @@
+"""High-volume paths (issue 10): final ratings without per-game outputs are the same bits
+as a full run, for every online system, on data with every per-game option."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastrate
+from fastrate.ratings import _common, elo, glicko, glicko2
+
+
+def _games(seed: int, n_players: int = 30, n_games: int = 400, periods: bool = True,
+           extras: bool = True) -> fastrate.Games:
+    rng = np.random.default_rng(seed)
+    white = rng.integers(0, n_players, n_games)
+    black = (white + rng.integers(1, n_players, n_games)) % n_players
+    score = rng.choice([0.0, 0.5, 1.0], n_games)
+    opt = {}
+    if periods:
+        opt["period"] = np.sort(rng.integers(0, 8, n_games))
+    if extras:
+        opt["weight"] = rng.uniform(0.2, 1.0, n_games)
+        opt["neutral"] = rng.random(n_games) < 0.3
+    return fastrate.Games.from_arrays(white, black, score, **opt)
+
+
+ELO_CONFIGS = [elo.EloConfig(), elo.EloConfig(k=20.0, advantage=35.0, cap=400.0),
+               elo.EloConfig(k_schedule="fide"), elo.EloConfig(regression=0.25),
+               elo.EloConfig(update="period")]
+
+
+def _same_state(full: fastrate.Ratings, final: fastrate.Ratings) -> None:
+    assert final.predictions is None
+    assert full.predictions is not None
+    assert list(full.columns()) == list(final.columns())
+    for name, column in full.columns().items():
+        np.testing.assert_array_equal(column, final.columns()[name], err_msg=name)
+
+
+@pytest.mark.parametrize("config", ELO_CONFIGS, ids=lambda c: repr(c)[:60])
+@pytest.mark.parametrize("periods", [True, False])
+def test_elo_final_ratings_only_are_the_same_bits(config, periods):
+    if not periods and (config.regression > 0 or config.update == "period"):
+        pytest.skip("needs periods")
+    games = _games(1, periods=periods)
+    _same_state(elo.rate(games, config), elo.rate(games, config, predictions=False))
+
+
+@pytest.mark.parametrize("module, config", [(glicko, glicko.GlickoConfig()),
+                                            (glicko2, glicko2.Glicko2Config())])
+@pytest.mark.parametrize("periods", [True, False])
+def test_glicko_family_final_ratings_only_are_the_same_bits(module, config, periods):
+    games = _games(2, periods=periods, extras=False)
+    _same_state(module.rate(games, config), module.rate(games, config, predictions=False))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n_players=st.integers(2, 40),
+       n_games=st.integers(1, 300), periods=st.booleans(), extras=st.booleans())
+def test_elo_fast_path_matches_the_full_kernel_on_random_games(seed, n_players, n_games,
+                                                              periods, extras):
+    games = _games(seed, n_players, n_games, periods, extras)
+    config = elo.EloConfig(k=24.0, advantage=20.0 if extras else 0.0)
+    _same_state(elo.rate(games, config), elo.rate(games, config, predictions=False))
+
+
+def test_counting_beside_the_rating_loop_on_a_second_thread(monkeypatch):
+    """The threaded path (used from COUNT_BESIDE_MIN_GAMES games) gives the same table."""
+    games = _games(3)
+    serial = elo.rate(games, elo.EloConfig(), predictions=False)
+    monkeypatch.setattr(_common, "COUNT_BESIDE_MIN_GAMES", 1)
+    threaded = elo.rate(games, elo.EloConfig(), predictions=False)
+    for name, column in serial.columns().items():
+        np.testing.assert_array_equal(column, threaded.columns()[name], err_msg=name)
+
+
+def test_count_games_against_a_loop():
+    rng = np.random.default_rng(4)
+    white, black = rng.integers(0, 9, 200), rng.integers(0, 9, 200)
+    period = np.sort(rng.integers(0, 5, 200))
+    played = np.zeros(9, dtype=np.int64)
+    last = np.full(9, -1, dtype=np.int64)
+    _common.count_games(white, black, period, played, last)
+    want_played, want_last = np.zeros(9, dtype=np.int64), np.full(9, -1, dtype=np.int64)
+    for w, b, p in zip(white.tolist(), black.tolist(), period.tolist()):
+        want_played[w] += 1
+        want_played[b] += 1
+        want_last[w] = want_last[b] = p
+    np.testing.assert_array_equal(played, want_played)
+    np.testing.assert_array_equal(last, want_last)
+
+
+def test_ratings_without_predictions_print():
+    r = elo.rate(_games(5), predictions=False)
+    assert "games" not in repr(r)
