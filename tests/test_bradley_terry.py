@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference.bradley_terry import bt_half_mm
+from reference.bradley_terry import bt_half_mm, davidson_fixed_point, game_log_likelihood
 
 import fastrate
 from fastrate.errors import ConfigError, InputError
@@ -60,11 +60,15 @@ def _theta_setup(games, model, fit_adv, fit_draw):
                                                     ("bt_half", False, False),
                                                     ("bayeselo", True, True),
                                                     ("bayeselo", False, True),
-                                                    ("bayeselo", True, False)])
+                                                    ("bayeselo", True, False),
+                                                    ("davidson", True, True),
+                                                    ("davidson", False, True),
+                                                    ("davidson", True, False)])
 def test_gradient_and_hessian_vector_against_finite_differences(model, fit_adv, fit_draw):
     games = _random_games(3)
     pairs, args, theta, ia, idr = _theta_setup(games, model, fit_adv, fit_draw)
-    bayes = model == "bayeselo"
+    bayes = bt.MODELS.index(model)
+    prec = np.zeros(theta.shape[0])
     m, size = pairs.white.shape[0], theta.shape[0]
     grad, diag = np.empty(size), np.empty(size)
     mxx, mxd, mdd = np.empty(m), np.empty(m), np.empty(m)
@@ -85,13 +89,22 @@ def test_gradient_and_hessian_vector_against_finite_differences(model, fit_adv, 
     np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-8)
     v = np.random.default_rng(2).normal(size=size)
     hv = np.empty(size)
-    bt._hessian_vector(pairs.white, pairs.black, pairs.advantaged, mxx, mxd, mdd, ia, idr, v,
-                       hv)
+    bt._hessian_vector(pairs.white, pairs.black, pairs.advantaged, mxx, mxd, mdd, ia, idr, prec,
+                       v, hv)
     fd_hv = -(gr(theta + h * v) - gr(theta - h * v)) / (2 * h)
     np.testing.assert_allclose(hv, fd_hv, rtol=1e-5, atol=1e-9)
     full = np.array([bt._hessian_vector(pairs.white, pairs.black, pairs.advantaged, mxx, mxd,
-                                        mdd, ia, idr, e, hv) or hv.copy() for e in eye])
+                                        mdd, ia, idr, prec, e, hv) or hv.copy() for e in eye])
     np.testing.assert_allclose(np.diag(full), diag, rtol=1e-12, atol=1e-15)
+    # the block product (3 vectors at once) and the dense matrix agree with it
+    vs = np.random.default_rng(4).normal(size=(size, 3))
+    out = np.empty(size * 3)
+    bt._hessian_block(pairs.white, pairs.black, pairs.advantaged, mxx, mxd, mdd, ia, idr, prec,
+                      3, vs.reshape(-1), out)
+    np.testing.assert_allclose(out.reshape(size, 3), full.T @ vs, rtol=1e-10, atol=1e-14)
+    prob = bt._Problem(pairs, games.n_players, bayes, ia, idr, 25.0, 70.0, prec, prec, True)
+    dense = bt._dense_information(prob, (grad, diag, mxx, mxd, mdd))
+    np.testing.assert_allclose(dense, full.T, rtol=1e-10, atol=1e-14)
 
 
 @settings(max_examples=25, deadline=None)
@@ -265,3 +278,240 @@ def test_largest_component_and_the_prior_connect_what_they_can():
     r = fit(kept, BTConfig(prior=2.0))
     assert r.converged and np.isfinite(r.rating).all()
     assert r.rating[r.players.id_of("d")] < r.rating[r.players.id_of("a")]
+
+
+# ----------------------------------------------------------------------------------
+# Davidson's model, predictions, priors and anchors
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 6))
+def test_davidson_newton_equals_davidsons_fixed_point(seed, n):
+    games = _random_games(seed, n=n, g=15 * n)
+    if not (games.score == 0.5).any():
+        return
+    r = fit(games, BTConfig(model="davidson", tolerance_elo=1e-12))
+    assert r.converged and math.isnan(r.drawelo)
+    ref, nu = davidson_fixed_point(games.white.tolist(), games.black.tolist(),
+                                   games.score.tolist(), games.n_players)
+    np.testing.assert_allclose(r.rating, ref, atol=1e-9)
+    assert r.draw_nu == pytest.approx(nu, rel=1e-10)
+
+
+def test_davidson_fixed_nu_and_no_draws():
+    games = _random_games(11, draws=False)
+    r0 = fit(games, BTConfig(model="davidson", draw_nu=0.0, tolerance_elo=1e-10))
+    plain = fit(games, BTConfig(tolerance_elo=1e-10))  # no draws: ν = 0 is plain BT
+    np.testing.assert_allclose(r0.rating, plain.rating, atol=1e-8)
+    with pytest.raises(InputError, match="draw_nu cannot be fitted without draws"):
+        fit(games, BTConfig(model="davidson"))
+    drawn = _random_games(12)
+    with pytest.raises(InputError, match="draw_nu=0 gives draws probability 0"):
+        fit(drawn, BTConfig(model="davidson", draw_nu=0.0))
+    with pytest.raises(ConfigError):
+        BTConfig(model="davidson", draw_nu=-1.0)
+
+
+@pytest.mark.parametrize("model", ["bt_half", "bayeselo", "davidson"])
+def test_predict_gives_the_models_probabilities(model):
+    games = _random_games(13, n=5, g=150)
+    r = fit(games, BTConfig(model=model, advantage="fit"))
+    names = r.players.names
+    w, d, lo = bt.predict(r, names[[0, 1, 2]], names[[1, 2, 0]], neutral=[False, True, False])
+    for k, (a, b, neutral) in enumerate([(0, 1, False), (1, 2, True), (2, 0, False)]):
+        x = r.rating[a] - r.rating[b] + (0.0 if neutral else r.advantage)
+        if model == "bt_half":
+            want = (1 / (1 + 10 ** (-x / 400)), 0.0)
+            want = (want[0], 0.0, 1 - want[0])
+        elif model == "bayeselo":
+            pw = 1 / (1 + 10 ** (-(x - r.drawelo) / 400))
+            pl = 1 / (1 + 10 ** ((x + r.drawelo) / 400))
+            want = (pw, 1 - pw - pl, pl)
+        else:
+            pa = 10 ** ((r.rating[a] + (0.0 if neutral else r.advantage)) / 400)
+            pb = 10 ** (r.rating[b] / 400)
+            den = pa + pb + r.draw_nu * math.sqrt(pa * pb)
+            want = (pa / den, r.draw_nu * math.sqrt(pa * pb) / den, pb / den)
+        assert (w[k], d[k], lo[k]) == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def _ref_gradient(model, games, theta, n, fit_adv, fit_draw, adv=0.0, draw=0.0, h=1e-4):
+    """Finite-difference gradient of the reference log-likelihood."""
+    def ll(t):
+        a = t[n] if fit_adv else adv
+        d = t[n + int(fit_adv)] if fit_draw else draw
+        return game_log_likelihood(model, t[:n], a, d, games.white.tolist(),
+                                   games.black.tolist(), games.score.tolist())
+    eye = np.eye(theta.shape[0])
+    return np.array([(ll(theta + h * e) - ll(theta - h * e)) / (2 * h) for e in eye]), ll
+
+
+def test_gaussian_prior_is_the_map():
+    """The MAP's stationarity: the reference log-likelihood's gradient equals the prior's
+    pull ``(R - mean) / sd^2``; a dict prior on one player fixes the level."""
+    games = _random_games(14, n=5, g=60)
+    n = games.n_players
+    r = fit(games, BTConfig(model="bayeselo", gaussian_prior=(100.0, 150.0),
+                            tolerance_elo=1e-10))
+    theta = np.append(r.rating, r.drawelo)
+    grad, _ = _ref_gradient("bayeselo", games, theta, n, False, True)
+    np.testing.assert_allclose(grad[:n], (r.rating - 100.0) / 150.0 ** 2, atol=1e-7)
+    assert abs(grad[n]) < 1e-7
+    one = fit(games, BTConfig(gaussian_prior={"p1": (1500.0, 1e-3)}, tolerance_elo=1e-10))
+    free = fit(games, BTConfig(tolerance_elo=1e-10))
+    assert one.as_dict()["p1"] == pytest.approx(1500.0, abs=1e-3)
+    diff = one.rating - free.rating
+    np.testing.assert_allclose(diff, diff[0], atol=1e-6)  # same differences
+    with pytest.raises(ConfigError, match="fixes the level"):
+        BTConfig(gaussian_prior=(0.0, 100.0), anchor="p1")
+    with pytest.raises(ConfigError, match="sd"):
+        BTConfig(gaussian_prior=(0.0, 0.0))
+    # a prior on every player: even data without a maximum-likelihood estimate
+    only_wins = fastrate.Games.from_arrays(["a", "a"], ["b", "c"], [1.0, 1.0])
+    r = fit(only_wins, BTConfig(gaussian_prior=(0.0, 200.0)))
+    assert r.converged and r.rating[0] > 0 > r.rating[1]
+
+
+def test_virtual_games_seed_a_player():
+    """The computer-go seed: 2 virtual wins and 1 loss of Mogo_16 against Mogo_15 before
+    any real game; with one real win and one loss that is 3 wins, 2 losses: a gap of
+    400 log10(3/2) = 70.4 Elo (bt_half), the same as counting them as real games."""
+    real = fastrate.Games.from_arrays(["Mogo_16", "Mogo_15"], ["Mogo_15", "Mogo_16"],
+                                      [1.0, 1.0])
+    cfg = BTConfig(virtual_games=[("Mogo_16", "Mogo_15", 2, 0, 1)], tolerance_elo=1e-10)
+    r = fit(real, cfg).as_dict()
+    assert r["Mogo_16"] - r["Mogo_15"] == pytest.approx(400 * math.log10(1.5), abs=1e-8)
+    # only the virtual games: 2 of 3 points, 400 log10 2 = 120.4 Elo
+    alone = fastrate.Games.from_arrays(["Mogo_16"], ["Mogo_15"], [0.5])
+    r = fit(alone, BTConfig(virtual_games=[("Mogo_16", "Mogo_15", 1.5, 0, 1.5)]))
+    assert r.rating[0] == pytest.approx(r.rating[1], abs=1e-6)
+    with pytest.raises(InputError, match="'nobody' is not a player"):
+        fit(real, BTConfig(virtual_games=[("nobody", "Mogo_15", 1, 0, 0)]))
+    with pytest.raises(ConfigError, match="row 0"):
+        BTConfig(virtual_games=[("a", "b", 0, 0, 0)])
+
+
+def test_anchor_set_fixes_the_sets_mean():
+    games = _random_games(15, n=6)
+    free = fit(games, BTConfig(tolerance_elo=1e-10))
+    r = fit(games, BTConfig(anchor=["p0", "p2", "p3"], mean_rating=1800.0,
+                            tolerance_elo=1e-10))
+    d = r.as_dict()
+    assert (d["p0"] + d["p2"] + d["p3"]) / 3 == pytest.approx(1800.0)
+    diff = r.rating - free.rating
+    np.testing.assert_allclose(diff, diff[0], atol=1e-8)
+    with pytest.raises(InputError, match="anchor: 'zz'"):
+        fit(games, BTConfig(anchor=["p0", "zz"]))
+
+
+# ----------------------------------------------------------------------------------
+# uncertainty
+
+
+def _reference_covariance(model, games, r, fit_adv, fit_draw, w):
+    """The gauge covariance from a finite-difference Hessian of the reference
+    log-likelihood and numpy's pseudo-inverse: ``A H^+ A^T``, ``A = I - 1 w^T``."""
+    n = games.n_players
+    theta = r.rating.copy()
+    if fit_adv:
+        theta = np.append(theta, r.advantage)
+    if fit_draw:
+        theta = np.append(theta, r.drawelo if model == "bayeselo"
+                          else 400 * math.log10(r.draw_nu))
+    size = theta.shape[0]
+    h = 1e-2
+    _, ll = _ref_gradient(model, games, theta, n, fit_adv, fit_draw, adv=r.advantage)
+    eye = np.eye(size)
+    hess = np.empty((size, size))
+    for i in range(size):
+        for j in range(i, size):
+            a, b = h * eye[i], h * eye[j]
+            hess[i, j] = hess[j, i] = -(ll(theta + a + b) - ll(theta + a - b)
+                                        - ll(theta - a + b) + ll(theta - a - b)) / (4 * h * h)
+    cov = np.linalg.pinv(hess, rcond=1e-12, hermitian=True)
+    a = np.eye(size)
+    if w is not None:
+        a[:n, :n] -= np.outer(np.ones(n), w)
+    return a @ cov @ a.T
+
+
+@pytest.mark.parametrize("model,fit_adv,anchor", [("bt_half", True, None),
+                                                  ("bayeselo", True, "p1"),
+                                                  ("bayeselo", False, ("p0", "p4")),
+                                                  ("davidson", True, None),
+                                                  ("davidson", False, "p2")])
+def test_standard_errors_equal_the_pseudo_inverse(model, fit_adv, anchor):
+    games = _random_games(16, n=5, g=70)
+    cfg = BTConfig(model=model, advantage="fit" if fit_adv else 0.0, anchor=anchor,
+                   tolerance_elo=1e-11)
+    r = fit(games, cfg)
+    n = games.n_players
+    w = bt._gauge(r.players, cfg)
+    fit_draw = model != "bt_half"
+    ref = _reference_covariance(model, games, r, fit_adv, fit_draw, w)
+    se = bt.standard_errors(r)
+    np.testing.assert_allclose(se.rating, np.sqrt(np.maximum(np.diag(ref)[:n], 0)),
+                               rtol=1e-5, atol=1e-6)
+    if anchor == "p1":
+        assert se.as_dict()["p1"] == 0.0
+    if fit_adv:
+        assert se.advantage == pytest.approx(math.sqrt(ref[n, n]), rel=1e-5)
+    else:
+        assert math.isnan(se.advantage)
+    k = n + int(fit_adv)
+    if model == "bayeselo":
+        assert se.drawelo == pytest.approx(math.sqrt(ref[k, k]), rel=1e-5)
+    if model == "davidson":
+        assert se.draw_nu == pytest.approx(bt.C * r.draw_nu * math.sqrt(ref[k, k]), rel=1e-5)
+    for method in ("dense", "cg"):
+        cov = bt.covariance(r, method=method)
+        np.testing.assert_allclose(cov, ref[:n, :n], rtol=1e-5, atol=1e-6 * np.abs(ref).max())
+    sub = bt.covariance(r, ["p3", "p1"], method="cg")
+    ids = [r.players.id_of("p3"), r.players.id_of("p1")]
+    np.testing.assert_allclose(sub, ref[np.ix_(ids, ids)], rtol=1e-5,
+                               atol=1e-6 * np.abs(ref).max())
+    lo, hi = se.interval(0.95)
+    np.testing.assert_allclose(hi - r.rating, 1.959963984540054 * se.rating, rtol=1e-12)
+    # the likelihood of superiority from the same covariance
+    names, m = bt.los(r, top=3)
+    ids = [r.players.id_of(x) for x in names]
+    assert (np.diff(r.rating[ids]) <= 0).all()
+    for a in range(3):
+        for b in range(3):
+            if a == b:
+                assert math.isnan(m[a, b])
+                continue
+            i, j = ids[a], ids[b]
+            sd = math.sqrt(ref[i, i] + ref[j, j] - 2 * ref[i, j])
+            want = 0.5 * math.erfc(-(r.rating[i] - r.rating[j]) / sd / math.sqrt(2))
+            assert m[a, b] == pytest.approx(want, rel=1e-5)
+
+
+def test_standard_errors_with_a_gaussian_prior_and_conditional():
+    games = _random_games(17, n=5, g=70)
+    r = fit(games, BTConfig(gaussian_prior=(0.0, 100.0), tolerance_elo=1e-11))
+    n = games.n_players
+    ref = _reference_covariance("bt_half", games, r, False, False, None)
+    prior = np.eye(n) / 100.0 ** 2
+    want = np.linalg.inv(np.linalg.pinv(ref) + prior)  # the prior's curvature added
+    se = bt.standard_errors(r)
+    np.testing.assert_allclose(se.rating, np.sqrt(np.diag(want)), rtol=1e-5)
+    cond = bt.standard_errors(r, method="conditional")
+    hess = np.linalg.inv(want)
+    np.testing.assert_allclose(cond.rating, 1 / np.sqrt(np.diag(hess)), rtol=1e-5)
+    assert cond.method == "conditional"
+
+
+def test_bootstrap_is_deterministic_and_near_the_exact_errors():
+    games = _random_games(18, n=6, g=600)
+    r = fit(games, BTConfig(model="bayeselo", advantage="fit"))
+    one = bt.bootstrap(r, samples=40, seed=3, workers=1)
+    two = bt.bootstrap(r, samples=40, seed=3, workers=2)
+    assert one.n_samples == two.n_samples == 40
+    np.testing.assert_array_equal(one.rating, two.rating)
+    assert one.advantage == two.advantage and one.drawelo == two.drawelo
+    exact = bt.standard_errors(r)
+    ratio = one.rating / exact.rating
+    assert 0.6 < ratio.min() and ratio.max() < 1.5, ratio
+    other = bt.bootstrap(r, samples=40, seed=4, workers=2)
+    assert not np.array_equal(one.rating, other.rating)
