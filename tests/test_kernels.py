@@ -208,7 +208,22 @@ def _pga_case() -> list[np.ndarray]:
 
 
 #: bare name of every function that uses threads -> the case that runs it
+def _count_beside_case() -> list[np.ndarray]:
+    """Elo's final ratings: games counted beside the rating loop (from
+    COUNT_BESIDE_MIN_GAMES games on)."""
+    elo = _import("fastrate.ratings.elo")
+    n = _import("fastrate.ratings._common").COUNT_BESIDE_MIN_GAMES
+    rng = np.random.default_rng(5)
+    white = rng.integers(0, 5000, n)
+    games = _import("fastrate").Games.from_arrays(
+        white, (white + rng.integers(1, 5000, n)) % 5000, rng.choice([0.0, 0.5, 1.0], n),
+        period=np.arange(n) // 1000)
+    r = elo.rate(games, elo.EloConfig(), predictions=False)
+    return [r.rating, r.games_played, r.state["last_period"]]
+
+
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
+    "count_games": _count_beside_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,
     "_in_threads": _pga_case,
@@ -380,6 +395,13 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                                    [1.0, 0.5, 1.0, 0.5, 0.0, 0.5])
     for model in bt.MODELS:
         bt.fit(g, bt.BTConfig(model=model, advantage="fit", prior=1.0))
+    # Elo's final ratings only: the rating loop and the game counts beside it
+    elo = load("fastrate.ratings.elo")
+    for period in (None, [0, 0, 1, 1, 2, 2]):
+        elo.rate(fastrate.Games.from_arrays(g.white, g.black, g.score, period=period,
+                                            weight=[1.0, 0.5, 1.0, 1.0, 0.5, 1.0],
+                                            neutral=[True, False] * 3),
+                 elo.EloConfig(advantage=30.0, cap=400.0), predictions=False)
     print(json.dumps(sorted(called)))
 """)
 

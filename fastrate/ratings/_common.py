@@ -11,11 +11,11 @@ The expected score of the Elo family (SPEC §1.1) is
 from __future__ import annotations
 
 import math
-import os
-import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
@@ -23,7 +23,8 @@ from fastrate._vecmath import LN10, exp, log, logistic, prefetch_row, select
 from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError
 
-__all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score", "count_games",
+__all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
+           "count_games",
            "cap_lead", "rating_lead", "table_value", "PeriodRule", "GROWTH_GLICKO",
            "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
 
@@ -76,23 +77,21 @@ def count_games(white: np.ndarray, black: np.ndarray, period: np.ndarray,
                 beside: Callable[[], None] | None = None) -> None:
     """Add every game to both players' ``games_played`` and (``period`` of length > 0)
     set their ``last_period``, in place; run ``beside()`` (a rating loop that leaves those
-    two arrays alone) at the same time on another thread when the machine has one and
-    there are enough games to pay for it. Integer counts: the same result whatever runs
-    first. The kernels release the GIL."""
+    two arrays alone) at the same time on a second thread when Numba may use two
+    (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`) and there are enough games to
+    pay for it. Integer counts and stores: the same result whatever runs first. The
+    kernels release the GIL."""
     args = (white, black, period, games_played, last_period)
     if beside is None:
         _count_games_kernel(*args)
         return
-    if white.shape[0] < COUNT_BESIDE_MIN_GAMES or (os.cpu_count() or 1) < 2:
+    if white.shape[0] < COUNT_BESIDE_MIN_GAMES or numba.get_num_threads() < 2:
         beside()
         _count_games_kernel(*args)
         return
-    worker = threading.Thread(target=_count_games_kernel, args=args, daemon=True)
-    worker.start()
-    try:
-        beside()
-    finally:
-        worker.join()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for done in [pool.submit(_count_games_kernel, *args), pool.submit(beside)]:
+            done.result()
 
 
 @inline_kernel
