@@ -242,15 +242,19 @@ def test_cli_batch_fits_and_writes(tmp_path):
                                     "--anchor", "Brazil=2000", "-o", str(out), "--top", "3"])
     assert res.exit_code == 0, res.output
     table = pacsv.read_csv(out)
-    assert table.column_names == ["player", "rating", "games", "score", "draws"]
+    assert table.column_names == ["player", "rating", "se", "ci_half_width", "games", "score",
+                                  "draws", "opponent_rating"]
     games = fastrate.read_pgn(pgn)
     want = bt.fit(games, bt.BTConfig(advantage="fit", anchor="Brazil", mean_rating=2000.0))
     got = dict(zip(table.column("player").to_pylist(), table.column("rating").to_pylist()))
     assert got["Brazil"] == pytest.approx(2000.0)
     for name in ("Spain", "Germany", "Japan"):
         assert got[name] == pytest.approx(want.rating[want.players.id_of(name)], abs=1e-9)
+    se = dict(zip(table.column("player").to_pylist(), table.column("se").to_pylist()))
+    assert se["Brazil"] == 0.0 and se["Spain"] == pytest.approx(
+        bt.standard_errors(want).as_dict()["Spain"], rel=1e-9)
     res = CliRunner().invoke(main, ["batch", str(pgn), "--advantage", "x"])
-    assert res.exit_code == 1 and "--advantage must be a number of Elo or 'fit'" in res.output
+    assert res.exit_code == 1 and "--advantage must be a number or 'fit'" in res.output
     res = CliRunner().invoke(main, ["batch", "--example", "football"])
     assert res.exit_code == 1 and res.output.count("\n") == 1
     assert "outside the largest strongly connected component" in res.output
@@ -515,3 +519,31 @@ def test_bootstrap_is_deterministic_and_near_the_exact_errors():
     assert 0.6 < ratio.min() and ratio.max() < 1.5, ratio
     other = bt.bootstrap(r, samples=40, seed=4, workers=2)
     assert not np.array_equal(one.rating, other.rating)
+
+
+def test_cli_batch_davidson_los_and_anchor_set(tmp_path):
+    """`--model davidson --draw fit`, an anchor set `A,B=ELO`, the ± column (95% half-width
+    of the exact standard errors) and `--los N` printed after the table."""
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    games = _random_games(19, n=6, g=200)
+    path = tmp_path / "g.csv"
+    names = games.players.names
+    rows = ["white,black,score"] + [f"{names[w]},{names[b]},{s}" for w, b, s in
+                                    zip(games.white, games.black, games.score)]
+    path.write_text("\n".join(rows) + "\n")
+    res = CliRunner().invoke(main, ["batch", str(path), "--model", "davidson", "--draw", "fit",
+                                    "--anchor", "p0,p1=1500", "--los", "3", "--top", "6"])
+    assert res.exit_code == 0, res.output
+    want = fit(games, BTConfig(model="davidson", anchor=["p0", "p1"], mean_rating=1500.0))
+    se = bt.standard_errors(want)
+    best = int(np.argmax(want.rating))
+    line = next(x for x in res.output.splitlines() if x.startswith("1 "))
+    assert f"{want.rating[best]:.1f}" in line and f"{1.959964 * se.rating[best]:.1f}" in line
+    assert f"nu {want.draw_nu:.4f}" in res.output
+    assert "likelihood of superiority" in res.output
+    lines = res.output.splitlines()
+    k = lines.index(next(x for x in lines if x.startswith("likelihood of superiority")))
+    assert len(lines) - k == 5  # title, heads, 3 rows
