@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.conftest import SIZE_PARAMS
+from bench.conftest import HUGE_PARAM, SIZE_PARAMS
 from bench.generate import subsample
 
 elo = pytest.importorskip("fastrate.ratings.elo")
@@ -58,7 +58,7 @@ def bench_elo_python_loop(throughput, games, size):
     throughput.compare(lambda: _rate(games), games.n_games)
 
 
-@pytest.mark.parametrize("size", SIZE_PARAMS)
+@pytest.mark.parametrize("size", [*SIZE_PARAMS, HUGE_PARAM])
 def bench_elo_c_baseline(throughput, c_baseline, games, size):
     throughput.info.update(implementation="C -O2", size=size)
     out = {}

@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.conftest import SIZE_PARAMS
+from bench.conftest import HUGE_PARAM, SIZE_PARAMS
 from bench.generate import subsample
 
 glicko2 = pytest.importorskip("fastrate.ratings.glicko2")
@@ -155,7 +155,7 @@ def bench_glicko2_numpy(throughput, games, size):
     throughput.compare(lambda: _rate(games), games.n_games)
 
 
-@pytest.mark.parametrize("size", SIZE_PARAMS)
+@pytest.mark.parametrize("size", [*SIZE_PARAMS, HUGE_PARAM])
 def bench_glicko2_c_baseline(throughput, c_baseline, games, size):
     throughput.info.update(implementation="C -O2", size=size)
     out = {}

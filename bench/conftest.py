@@ -209,11 +209,13 @@ def atp() -> Any:
 #: the default suite; 100k players / 2M games and the ATP file on demand
 SIZE_PARAMS = [pytest.param("small"), pytest.param("large", marks=pytest.mark.large),
                pytest.param("atp", marks=pytest.mark.large)]
+#: the high-volume size (1M players, 50M games), for the C comparisons at scale
+HUGE_PARAM = pytest.param("huge", marks=pytest.mark.large)
 
 
 @pytest.fixture
 def games(size: str, request: pytest.FixtureRequest) -> Any:
-    """The workload of the ``size`` parameter: ``small``, ``large`` or ``atp``."""
+    """The workload of the ``size`` parameter: ``small``, ``large``, ``huge`` or ``atp``."""
     if size == "atp":
         return request.getfixturevalue("atp")
     return workload(size)
@@ -266,7 +268,7 @@ def c_baseline(tmp_path_factory: pytest.TempPathFactory) -> CBaseline:
         pytest.skip("no C compiler (cc, gcc or clang) for the C baseline")
     out = tmp_path_factory.mktemp("baseline_c")
     exes = {}
-    for name in ("elo", "glicko", "glicko2"):
+    for name in ("elo", "elo_ratings_only", "glicko", "glicko2"):
         exe = out / name
         proc = subprocess.run([cc, "-O2", "-std=c99", "-o", str(exe), str(C_DIR / f"{name}.c"),
                                "-lm"], capture_output=True, text=True)

@@ -31,10 +31,12 @@ REPO = Path(__file__).resolve().parents[1]
 ATP_PATH = (REPO / ".." / "shared" / "data" / "tennis_atp"
             / "atp_singles_1968_2024_compact.csv.gz").resolve()
 
-#: benchmark sizes: "small" runs in the default test suite, "large" on demand
+#: benchmark sizes: "small" runs in the default test suite, "large" and "huge" on demand
 SIZES: dict[str, dict[str, int]] = {
     "small": {"n_players": 1_000, "n_games": 20_000, "n_periods": 20},
     "large": {"n_players": 100_000, "n_games": 2_000_000, "n_periods": 20},
+    # the high-volume workload of bench/bench_high_volume.py (a large site's month)
+    "huge": {"n_players": 1_000_000, "n_games": 50_000_000, "n_periods": 20},
 }
 
 #: spread of the latent skills on the Elo scale
