@@ -18,6 +18,9 @@ full returns early (the number of rows done) so the caller can grow them and go 
   reads the bytes eight at a time into a word and mixes each word into the state with
   the same finaliser; equal hashes are confirmed by comparing the bytes with the stored
   name. New names are appended to a names buffer (offsets + bytes).
+* **Integer columns of one length** (:func:`encode_direct_rows`,
+  :func:`encode_int_hash_rows`): the usual case (two columns of integer ids) goes in one
+  pass, row by row across the columns, into one table: no merge, no remapping.
 * **Dictionary arrays** (:func:`dictionary_codes`): the indices are numbered by first
   appearance (a table the size of the dictionary), and only the dictionary entries that
   occur are interned, in that order.
@@ -30,8 +33,9 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 
-__all__ = ["DONE", "dictionary_codes", "encode_direct", "encode_int_hash", "encode_str_hash",
-           "merge_by_key", "rehash_ints", "rehash_strs", "remap", "value_range"]
+__all__ = ["DONE", "dictionary_codes", "encode_direct", "encode_direct_rows", "encode_int_hash",
+           "encode_int_hash_rows", "encode_str_hash", "merge_by_key", "rehash_ints",
+           "rehash_strs", "remap", "value_range"]
 
 #: returned by an encoder in ``status[0]`` when the whole chunk was done
 DONE = -1
@@ -133,34 +137,48 @@ def encode_int_hash(x, row0, rows, out, table, names, first, count, status):
     """Column ids of int values through the hash table ``table`` (``[key, id]`` pairs,
     id -1 empty; a power of two of slots). As :func:`encode_direct`; when a new value
     finds ``names`` full, stops there: ``status[0]`` = the row to resume at after the
-    caller grew the buffers (:func:`rehash_ints`), else :data:`DONE`."""
+    caller grew the buffers (:func:`rehash_ints`), else :data:`DONE`.
+
+    Rows go in blocks of ``len(status) - 1``: the block's slots are computed and read
+    first (``status[1:]`` holds them), loads that do not wait on each other, so the
+    table's cache misses overlap; then the rows are resolved in order."""
     mask = table.shape[0] // 2 - 1
     n = count[0]
     cap = names.shape[0]
     given = rows.shape[0] > 0
-    status[0] = DONE
-    for i in range(x.shape[0]):
-        v = np.int64(x[i])
-        s = _int_hash(v) & mask
-        while True:
-            g = table[2 * s + 1]
-            if g < 0:
-                if n == cap:
-                    status[0] = i
-                    count[0] = n
-                    return
-                g = n
-                table[2 * s] = v
-                table[2 * s + 1] = n
-                names[n] = v
-                first[n] = rows[i] if given else row0 + i
-                n += 1
-                break
-            if table[2 * s] == v:
-                break
-            s = (s + 1) & mask
-        out[i] = g
+    block = status.shape[0] - 1
+    m = x.shape[0]
+    touched = 0
+    for i0 in range(0, m, block):
+        i1 = min(i0 + block, m)
+        for i in range(i0, i1):
+            s = _int_hash(np.int64(x[i])) & mask
+            status[1 + i - i0] = s
+            touched += table[2 * s]
+        for i in range(i0, i1):
+            v = np.int64(x[i])
+            s = status[1 + i - i0]
+            while True:
+                g = table[2 * s + 1]
+                if g < 0:
+                    if n == cap:
+                        status[0] = i
+                        count[0] = n
+                        return touched
+                    g = n
+                    table[2 * s] = v
+                    table[2 * s + 1] = n
+                    names[n] = v
+                    first[n] = rows[i] if given else row0 + i
+                    n += 1
+                    break
+                if table[2 * s] == v:
+                    break
+                s = (s + 1) & mask
+            out[i] = g
     count[0] = n
+    status[0] = DONE
+    return touched
 
 
 @kernel
@@ -282,3 +300,69 @@ def merge_by_key(keys, starts, heads, order):
                 best = c
         order[p] = heads[best]
         heads[best] += 1
+
+
+@kernel
+def encode_direct_rows(cols, outs, table, lo, names, count):
+    """Ids of the int columns ``cols`` (a tuple, equal lengths) read row by row (row
+    ``i`` of every column before row ``i + 1``) through a direct table, as
+    :func:`encode_direct`; ``outs`` (a tuple) gets each column's ids."""
+    k = len(cols)
+    n = count[0]
+    for i in range(cols[0].shape[0]):
+        for c in range(k):
+            v = np.int64(cols[c][i])
+            g = np.int64(table[v - lo])
+            if g < 0:
+                g = n
+                table[v - lo] = n
+                names[n] = v
+                n += 1
+            outs[c][i] = g
+    count[0] = n
+
+
+@kernel
+def encode_int_hash_rows(cols, outs, table, names, count, status, slots):
+    """Ids of the int columns ``cols`` read row by row through the hash table, as
+    :func:`encode_int_hash` (``slots`` is scratch for the read-ahead; its length over
+    the number of columns is the block). Stops before a row when ``names`` has no room
+    for all its values: ``status[0]`` = that row, else :data:`DONE`."""
+    k = len(cols)
+    mask = table.shape[0] // 2 - 1
+    n = count[0]
+    cap = names.shape[0]
+    block = slots.shape[0] // k
+    m = cols[0].shape[0]
+    touched = 0
+    for i0 in range(0, m, block):
+        i1 = min(i0 + block, m)
+        for i in range(i0, i1):
+            for c in range(k):
+                s = _int_hash(np.int64(cols[c][i])) & mask
+                slots[(i - i0) * k + c] = s
+                touched += table[2 * s]
+        for i in range(i0, i1):
+            if n + k > cap:
+                status[0] = i
+                count[0] = n
+                return touched
+            for c in range(k):
+                v = np.int64(cols[c][i])
+                s = slots[(i - i0) * k + c]
+                while True:
+                    g = table[2 * s + 1]
+                    if g < 0:
+                        g = n
+                        table[2 * s] = v
+                        table[2 * s + 1] = n
+                        names[n] = v
+                        n += 1
+                        break
+                    if table[2 * s] == v:
+                        break
+                    s = (s + 1) & mask
+                outs[c][i] = g
+    count[0] = n
+    status[0] = DONE
+    return touched

@@ -139,6 +139,8 @@ DIRECT_PER_ID = 0.5
 DIRECT_FREE = 1 << 22
 #: smallest hash table (slots); tables double when half full
 MIN_SLOTS = 1 << 10
+#: rows whose slots are read ahead together (the table's cache misses overlap)
+BLOCK = 32
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
@@ -266,7 +268,7 @@ class _IntEncoder:
         self.direct = span <= DIRECT_PER_ID * n + DIRECT_FREE
         self.lo = lo
         self.count = np.zeros(1, dtype=np.int64)
-        self.status = np.zeros(1, dtype=np.int64)
+        self.status = np.zeros(1 + BLOCK, dtype=np.int64)
         if self.direct:
             self.table = np.full(span, -1, dtype=np.int32 if n < 2**31 else np.int64)
             cap = min(span, n)
@@ -287,6 +289,23 @@ class _IntEncoder:
             _intern.encode_int_hash(x[start:], row0 + start, rows[start:], out[start:],
                                     self.table, self.names, self.first, self.count,
                                     self.status)
+            done = int(self.status[0])
+            if done == _intern.DONE:
+                return
+            start += done
+            self._grow()
+
+    def encode_rows(self, parts: tuple, outs: tuple) -> None:
+        if self.direct:
+            _intern.encode_direct_rows(parts, outs, self.table, self.lo, self.names,
+                                       self.count)
+            return
+        slots = np.empty(BLOCK * len(parts), dtype=np.int64)
+        start = 0
+        while True:
+            _intern.encode_int_hash_rows(tuple(p[start:] for p in parts),
+                                         tuple(o[start:] for o in outs), self.table,
+                                         self.names, self.count, self.status, slots)
             done = int(self.status[0])
             if done == _intern.DONE:
                 return
@@ -400,7 +419,6 @@ def _encode_dictionary(enc, chunk: tuple, row0: int, seg: np.ndarray) -> None:
     if chunk[0] == "dint":
         enc.encode(_readonly(entries[order]), 0, rows, ids)
     else:
-
         used = entries.take(numpy_to_arrow(order))
         enc.encode(*_string_buffers(used), 0, rows, ids)
     local[order] = ids
@@ -411,6 +429,50 @@ def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Names (first appearance, row by row across the columns) and id arrays."""
     k = len(cols)
     outs = [np.empty(c.n, dtype=np.int64) for c in cols]
+    if k > 1 and _by_rows(cols):
+        merged = _encode_rows(cols, outs)
+    else:
+        merged = _encode_columns(cols, outs)
+    if cols[0].kind == "int":
+        dtypes = {c.dtype for c in cols}
+        dtype = dtypes.pop() if len(dtypes) == 1 else np.dtype(np.int64)
+        values = merged.values()
+        names = values.view(np.uint64) if dtype == np.uint64 else values.astype(dtype)
+        return np.array(names), outs
+    return arrow_to_numpy(merged.arrow()), outs
+
+
+def _by_rows(cols: list[_Column]) -> bool:
+    """Integer columns of one length and one kernel dtype, no dictionary chunks."""
+    return (cols[0].kind == "int" and len({c.n for c in cols}) == 1
+            and all(ch[0] == "int" for c in cols for ch in c.chunks)
+            and len({ch[1].dtype for c in cols for ch in c.chunks}) == 1)
+
+
+def _encode_rows(cols: list[_Column], outs: list[np.ndarray]) -> _IntEncoder:
+    """Integer columns of one length in one pass, row by row, chunk boundaries of
+    every column cut into common segments."""
+    total = sum(c.n for c in cols)
+    enc = _int_encoder([ch for c in cols for ch in c.chunks], total)
+    cuts = sorted({0, cols[0].n} | {int(b) for c in cols for b in np.cumsum(
+        [len(ch[1]) for ch in c.chunks])})
+    starts = [np.cumsum([0] + [len(ch[1]) for ch in c.chunks]) for c in cols]
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b == a:
+            continue
+        parts = []
+        for c, col in enumerate(cols):
+            j = int(np.searchsorted(starts[c], a, side="right")) - 1
+            off = a - int(starts[c][j])
+            parts.append(col.chunks[j][1][off:off + b - a])
+        enc.encode_rows(tuple(parts), tuple(out[a:b] for out in outs))
+    return enc
+
+
+def _encode_columns(cols: list[_Column], outs: list[np.ndarray]):
+    """Each column on its own, then merged by first appearance (row by row for columns
+    of one length, else one column after the other); the ids remapped in place."""
+    k = len(cols)
     encoders = [_encode_column(c, out) for c, out in zip(cols, outs)]
     if k == 1:
         merged = encoders[0]
@@ -439,19 +501,14 @@ def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
             values = pa.concat_arrays([e.arrow() for e in encoders]).take(numpy_to_arrow(order))
             merged = _StrEncoder()
             merged.encode(*_string_buffers(values), 0, _NO_ROWS, gid)
-        table = np.empty(order.shape[0], dtype=np.int64)
+        # int32 entries where they fit: a smaller table for the random reads
+        table = np.empty(order.shape[0], dtype=np.int32 if len(order) < 2**31 else np.int64)
         table[order] = gid
         for c in range(k):
             part = table[starts[c]:starts[c + 1]]
             if not np.array_equal(part, np.arange(part.shape[0])):
                 _intern.remap(outs[c], np.ascontiguousarray(part), outs[c])
-    if cols[0].kind == "int":
-        dtypes = {c.dtype for c in cols}
-        dtype = dtypes.pop() if len(dtypes) == 1 else np.dtype(np.int64)
-        values = merged.values()
-        names = values.view(np.uint64) if dtype == np.uint64 else values.astype(dtype)
-        return np.array(names), outs
-    return arrow_to_numpy(merged.arrow()), outs
+    return merged
 
 
 def _name_array(x: Any, column: str):

@@ -1,0 +1,205 @@
+"""Interning names into ids (fastrate.data.players, kernels in fastrate.data._intern).
+
+Every path (direct table, integer hash, string hash, dictionary arrays, one pass over
+integer columns of one length or column by column and merged) against a plain dict
+reading the rows in order; the hash tables start tiny here so that they grow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastrate.data import players
+from fastrate.data.players import PlayerIndex
+from fastrate.errors import InputError
+
+
+def reference(columns: list[list]) -> tuple[list, list[list[int]]]:
+    """Ids by first appearance: row by row across columns of one length, else one
+    column after the other."""
+    k = len(columns)
+    sizes = {len(c) for c in columns}
+    if len(sizes) == 1:
+        order = [(c, i) for i in range(sizes.pop()) for c in range(k)]
+    else:
+        order = [(c, i) for c in range(k) for i in range(len(columns[c]))]
+    seen: dict = {}
+    ids = [[-1] * len(c) for c in columns]
+    for c, i in order:
+        ids[c][i] = seen.setdefault(columns[c][i], len(seen))
+    return list(seen), ids
+
+
+def check(columns, values: list[list], dtype=None) -> PlayerIndex:
+    index, ids = PlayerIndex.intern(*columns)
+    names, want = reference(values)
+    assert index.names.tolist() == names
+    assert [x.tolist() for x in ids] == want
+    assert all(x.dtype == np.int64 and x.flags.c_contiguous and x.flags.writeable
+               for x in ids)
+    if dtype is not None:
+        assert index.names.dtype == dtype
+    return index
+
+
+@pytest.fixture(autouse=True)
+def tiny_tables():
+    """Hash tables of 4 slots and string buffers of 64 bytes: every run grows them."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(players, "MIN_SLOTS", 4)
+        yield
+
+
+def _split(x: list, cuts: list[int]) -> list[list]:
+    cuts = sorted({min(max(c, 0), len(x)) for c in cuts})
+    bounds = [0, *cuts, len(x)]
+    return [x[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+ints = st.one_of(st.integers(0, 30), st.integers(-(2**63), 2**63 - 1),
+                 st.integers(-1000, 1000))
+columns_of = st.integers(1, 3).flatmap(
+    lambda k: st.lists(st.integers(0, 40), min_size=k, max_size=k))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), sizes=columns_of, equal=st.booleans(), direct=st.booleans())
+def test_integer_columns(data, sizes, equal, direct):
+    if equal:
+        sizes = [sizes[0]] * len(sizes)
+    values = [data.draw(st.lists(ints, min_size=n, max_size=n)) for n in sizes]
+    with pytest.MonkeyPatch.context() as mp:
+        if not direct:  # dense values through the hash too
+            mp.setattr(players, "DIRECT_FREE", 0)
+            mp.setattr(players, "DIRECT_PER_ID", 0.0)
+        _integer_columns(data, values)
+
+
+def _integer_columns(data, values):
+    check([np.array(v, dtype=np.int64) for v in values], values, np.int64)
+    # Arrow, chunked where the draw says, lists
+    arrow = [pa.chunked_array(_split(v, data.draw(st.lists(st.integers(0, 40), max_size=3))),
+                              type=pa.int64()) for v in values]
+    check(arrow, values, np.int64)
+    check([list(v) for v in values], values)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60), k=st.integers(1, 3))
+def test_integer_widths(data, n, k):
+    small = [data.draw(st.lists(st.integers(-2**31, 2**31 - 1), min_size=n, max_size=n))
+             for _ in range(k)]
+    check([np.array(v, dtype=np.int32) for v in small], small, np.int32)
+    # int32 with int64: integers, int64
+    if k > 1:
+        check([np.array(v, dtype=np.int32 if c else np.int64) for c, v in enumerate(small)],
+              small, np.int64)
+    big = [data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=n, max_size=n))
+           for _ in range(k)]
+    check([np.array(v, dtype=np.uint64) for v in big], big, np.uint64)
+    check([pa.array(v, type=pa.uint64()) for v in big], big, np.uint64)
+    tiny = [data.draw(st.lists(st.integers(0, 255), min_size=n, max_size=n)) for _ in range(k)]
+    check([np.array(v, dtype=np.uint8) for v in tiny], tiny, np.uint8)
+
+
+names_st = st.one_of(st.sampled_from(["", "a", "ab", "Åsa", "名前", "ann", "a" * 20]),
+                     st.text(max_size=12))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), sizes=columns_of, equal=st.booleans(), large=st.booleans())
+def test_string_columns(data, sizes, equal, large):
+    if equal:
+        sizes = [sizes[0]] * len(sizes)
+    values = [data.draw(st.lists(names_st, min_size=n, max_size=n)) for n in sizes]
+    index = check([np.array(v, dtype=object) for v in values], values)
+    assert index.names.dtype == object
+    t = pa.large_string() if large else pa.string()
+    arrow = [pa.chunked_array(_split(v, data.draw(st.lists(st.integers(0, 40), max_size=3))),
+                              type=t) for v in values]
+    check(arrow, values)
+    # a sliced Arrow array (its offsets start past 0)
+    sliced = [pa.array(["x", "y", *v], type=t)[2:] for v in values]
+    check(sliced, values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), sizes=columns_of, equal=st.booleans(), strings=st.booleans())
+def test_dictionary_columns(data, sizes, equal, strings):
+    """Dictionary arrays (categoricals, Parquet): only the entries that occur are
+    interned; chunks with their own dictionaries, plain and dictionary columns mixed."""
+    if equal:
+        sizes = [sizes[0]] * len(sizes)
+    pool = data.draw(st.lists(names_st if strings else ints, min_size=1, max_size=12,
+                              unique=True))
+    values = [data.draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+              for n in sizes]
+    vtype = pa.string() if strings else pa.int64()
+    cols = []
+    for v in values:
+        itype = pa.int32() if data.draw(st.booleans()) else pa.int8()
+        chunks = []
+        for part in _split(v, data.draw(st.lists(st.integers(0, 40), max_size=3))):
+            if data.draw(st.booleans()):  # a dictionary with entries that never occur
+                dictionary = data.draw(st.permutations(pool))
+            else:
+                dictionary = list(dict.fromkeys(part))
+            chunks.append(pa.DictionaryArray.from_arrays(
+                pa.array([dictionary.index(x) for x in part], type=itype),
+                pa.array(dictionary, type=vtype)))
+        if data.draw(st.booleans()) or not chunks:
+            cols.append(pa.array(v, type=vtype))
+        else:
+            cols.append(pa.chunked_array(chunks))
+    check(cols, values, None if strings else np.int64)
+
+
+def test_one_pass_and_merged_paths_agree():
+    """Integer columns of one length go in one pass; the same values as dictionary
+    arrays go column by column and are merged: the same ids."""
+    rng = np.random.default_rng(3)
+    for values in (rng.integers(0, 500, (3, 4000)), rng.integers(-2**62, 2**62, (2, 3000))):
+        one = PlayerIndex.intern(*values)
+        merged = PlayerIndex.intern(*[pa.array(v).dictionary_encode() for v in values])
+        assert one[0].names.tolist() == merged[0].names.tolist()
+        assert all((a == b).all() for a, b in zip(one[1], merged[1]))
+        check(list(values), [v.tolist() for v in values])
+
+
+def test_many_names_grow_every_buffer():
+    rng = np.random.default_rng(4)
+    strings = np.array([f"player-{x}" * (1 + x % 5) for x in rng.integers(0, 3000, 8000)],
+                       dtype=object)
+    check([strings[:5000], strings[3000:]], [strings[:5000].tolist(), strings[3000:].tolist()])
+    sparse = rng.integers(0, 2**63 - 1, 3000)[rng.integers(0, 3000, (2, 6000))]
+    check(list(sparse), [v.tolist() for v in sparse])
+
+
+@pytest.mark.parametrize("cols, pattern", [
+    ((pa.array([1, None, 3]), pa.array([2, 3, 4])), r"column 'player1' .* at row 2"),
+    ((pa.array([1, 2, 3]), pa.array([2, 3, None])), r"column 'player2' .* at row 3"),
+    ((pa.array(["a", "b"]), pa.array(["b", None])), r"column 'player2' .* at row 2"),
+    ((pa.array(["a", None, "c"]).dictionary_encode(),), r"column 'player1' .* at row 2"),
+    ((pa.chunked_array([["a"], ["b", None]]), pa.array(["x"])), r"column 'player1' .* row 3"),
+    ((np.array(["a", None], dtype=object),), r"column 'player1' .* at row 2"),
+])
+def test_missing_names(cols, pattern):
+    with pytest.raises(InputError, match=pattern) as err:
+        PlayerIndex.intern(*cols)
+    assert "must name a player in every row; found a missing value at row " in str(err.value)
+    assert str(err.value).endswith("; drop or fill those rows")
+
+
+def test_general_path_still_handles_floats_and_mixes():
+    index, (a, b) = PlayerIndex.intern(np.array([1.0, 2.0]), np.array([2.0, 3.0]))
+    assert index.names.tolist() == [1.0, 2.0, 3.0] and b.tolist() == [1, 2]
+    index, (a, b) = PlayerIndex.intern(np.array([1, 2]), np.array(["2", "x"]))
+    assert index.names.tolist() == ["1", "2", "x"] and b.tolist() == [1, 2]
+    index, (a,) = PlayerIndex.intern(np.array([], dtype=np.int64))
+    assert index.names.tolist() == [] and index.names.dtype == np.int64 and a.shape == (0,)
+    index, (a, b) = PlayerIndex.intern(pa.array([], pa.string()), pa.array([], pa.string()))
+    assert len(index) == 0
