@@ -144,7 +144,10 @@ def test_dictionary_columns(data, sizes, equal, strings):
         itype = pa.int32() if data.draw(st.booleans()) else pa.int8()
         chunks = []
         for part in _split(v, data.draw(st.lists(st.integers(0, 40), max_size=3))):
-            if data.draw(st.booleans()):  # a dictionary with entries that never occur
+            how = data.draw(st.sampled_from(["pool", "used", "previous"]))
+            if how == "previous" and chunks:  # the previous chunk's dictionary again
+                dictionary = chunks[-1].dictionary.to_pylist()
+            elif how != "used":  # a dictionary with entries that never occur
                 dictionary = data.draw(st.permutations(pool))
             else:
                 dictionary = list(dict.fromkeys(part))

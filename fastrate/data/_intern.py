@@ -154,7 +154,7 @@ def encode_int_hash(x, row0, rows, out, table, names, first, count, status):
         for i in range(i0, i1):
             s = _int_hash(np.int64(x[i])) & mask
             status[1 + i - i0] = s
-            touched += table[2 * s]
+            touched ^= table[2 * s]
         for i in range(i0, i1):
             v = np.int64(x[i])
             s = status[1 + i - i0]
@@ -262,16 +262,16 @@ def rehash_strs(name_offsets, name_data, n, table):
 
 @kernel
 def dictionary_codes(indices, local, order, first):
-    """Number the dictionary indices of a chunk by first appearance: ``local[d]`` is the
-    code of dictionary entry ``d`` (-1 unseen: the caller fills it); the entries that
-    occur go to ``order`` in that order and the row each first occurs at to ``first``.
-    Returns the number of entries that occur; ``indices`` are not touched, the codes are
-    written to ``local`` only (:func:`remap` turns indices into ids afterwards)."""
+    """Find the dictionary entries a chunk's indices use that have no id yet
+    (``local[d] == -1``; entries with an id are >= 0): they go to ``order`` by first
+    appearance, the row each first occurs at to ``first``, and ``local[d]`` is set to
+    -2 (seen). Returns how many; the caller interns them and writes their ids to
+    ``local``, then maps the indices through it (:func:`remap`)."""
     n = 0
     for i in range(indices.shape[0]):
         d = indices[i]
-        if local[d] < 0:
-            local[d] = n
+        if local[d] == -1:
+            local[d] = -2
             order[n] = d
             first[n] = i
             n += 1
@@ -341,7 +341,7 @@ def encode_int_hash_rows(cols, outs, table, names, count, status, slots):
             for c in range(k):
                 s = _int_hash(np.int64(cols[c][i])) & mask
                 slots[(i - i0) * k + c] = s
-                touched += table[2 * s]
+                touched ^= table[2 * s]
         for i in range(i0, i1):
             if n + k > cap:
                 status[0] = i

@@ -392,6 +392,7 @@ def _encode_column(col: _Column, out: np.ndarray):
                    for c in col.chunks)
     enc = _int_encoder(col.chunks, n_values) if col.kind == "int" else _StrEncoder()
     row0 = 0
+    memo: list = []
     for chunk in col.chunks:
         size = _chunk_len(chunk)
         seg = out[row0:row0 + size]
@@ -400,17 +401,22 @@ def _encode_column(col: _Column, out: np.ndarray):
         elif chunk[0] == "str":
             enc.encode(chunk[1], chunk[2], row0, _NO_ROWS, seg)
         else:
-            _encode_dictionary(enc, chunk, row0, seg)
+            _encode_dictionary(enc, chunk, row0, seg, memo)
         row0 += size
     return enc
 
 
-def _encode_dictionary(enc, chunk: tuple, row0: int, seg: np.ndarray) -> None:
+def _encode_dictionary(enc, chunk: tuple, row0: int, seg: np.ndarray, memo: list) -> None:
     """A dictionary chunk: intern the entries that occur (in order of first appearance),
-    then map the indices through them."""
+    then map the indices through them. ``memo`` holds the last chunk's dictionary and
+    its entries' ids, reused when the next chunk has the same dictionary."""
     idx, entries = chunk[1], chunk[-1]
     size = len(entries)
-    local = np.full(size, -1, dtype=np.int64)
+    if memo and (memo[0] is entries or (len(memo[0]) == size and _same(memo[0], entries))):
+        local = memo[1]
+    else:
+        local = np.full(size, -1, dtype=np.int64)
+        memo[:] = [entries, local]
     order = np.empty(min(size, len(idx)), dtype=np.int64)
     first = np.empty(order.shape[0], dtype=np.int64)
     m = int(_intern.dictionary_codes(idx, local, order, first))
@@ -423,6 +429,12 @@ def _encode_dictionary(enc, chunk: tuple, row0: int, seg: np.ndarray) -> None:
         enc.encode(*_string_buffers(used), 0, rows, ids)
     local[order] = ids
     _intern.remap(idx, local, seg)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(a.equals(b))
 
 
 def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
