@@ -145,8 +145,9 @@ def test_dictionary_columns(data, sizes, equal, strings):
         chunks = []
         for part in _split(v, data.draw(st.lists(st.integers(0, 40), max_size=3))):
             how = data.draw(st.sampled_from(["pool", "used", "previous"]))
-            if how == "previous" and chunks:  # the previous chunk's dictionary again
-                dictionary = chunks[-1].dictionary.to_pylist()
+            previous = chunks[-1].dictionary.to_pylist() if chunks else []
+            if how == "previous" and set(part) <= set(previous):  # the same dictionary again
+                dictionary = previous
             elif how != "used":  # a dictionary with entries that never occur
                 dictionary = data.draw(st.permutations(pool))
             else:
