@@ -23,6 +23,8 @@ CONFIGS = [
     bt.BTConfig(advantage="fit", prior=1.0),
     bt.BTConfig(model="bayeselo", advantage="fit", prior=2.0),
     bt.BTConfig(model="bayeselo", advantage=40.0, drawelo=120.0, prior=0.5),
+    bt.BTConfig(model="davidson", advantage="fit", prior=2.0),
+    bt.BTConfig(model="davidson", gaussian_prior=(0.0, 150.0)),
 ]
 
 
@@ -76,7 +78,7 @@ def _slow_walk_forward(cols: dict, config: bt.BTConfig) -> np.ndarray:
                     kept, _ = bt.largest_component(g, config.prior)
                     r = bt.fit(kept, config)
                 if r.converged:
-                    last = (r.as_dict(), r.advantage, r.drawelo)
+                    last = (r.as_dict(), r.advantage, r.drawelo, r.draw_nu)
             except (InputError, ConfigError):
                 pass
         fits[p] = last
@@ -87,12 +89,16 @@ def _slow_walk_forward(cols: dict, config: bt.BTConfig) -> np.ndarray:
             adv = 0.0 if config.advantage == "fit" else config.advantage
             out[i] = _f(h * adv)
             continue
-        ratings, adv, drawelo = fitted
-        mean = float(np.mean(list(ratings.values())))
+        ratings, adv, drawelo, nu = fitted
+        mean = (float(np.mean(list(ratings.values()))) if config.gaussian_prior is None
+                else config.gaussian_prior[0])
         x = (ratings.get(cols["white"][i], mean) - ratings.get(cols["black"][i], mean)
              + h * adv)
         if config.model == "bayeselo":
             out[i] = 0.5 * (_f(x - drawelo) + (1.0 - _f(-x - drawelo)))
+        elif config.model == "davidson":  # (10^(x/800) + nu/2) / (10^(x/800) + 10^(-x/800) + nu)
+            out[i] = (10.0 ** (x / 800.0) + nu / 2.0) / (10.0 ** (x / 800.0)
+                                                         + 10.0 ** (-x / 800.0) + nu)
         else:
             out[i] = _f(x)
     return out
@@ -106,7 +112,8 @@ def test_predictions_equal_a_slow_refit_loop(config, seed):
     np.testing.assert_allclose(r.predictions, _slow_walk_forward(cols, config), rtol=0,
                                atol=1e-9)
     # the final ratings are the fit of all games
-    full = bt.fit(_games(cols), config) if config.prior > 0 else None
+    full = (bt.fit(_games(cols), config)
+            if config.prior > 0 or config.gaussian_prior is not None else None)
     if full is not None:
         np.testing.assert_allclose([r[p] for p in full.players.names], full.rating, atol=1e-6)
         assert r.columns()["fitted"].all()
@@ -168,6 +175,26 @@ def test_disconnected_data_fit_the_largest_component():
                      bt.BTConfig(mean_rating=1500.0))
     assert lone.rating.tolist() == [1500.0] * 3 and not lone.columns()["fitted"].any()
     assert lone.predictions.tolist() == [0.5, 0.5]
+
+
+def test_names_in_the_config_wait_until_their_players_play():
+    """Per-player Gaussian priors and virtual games of players not seen yet are left out
+    of a window's fit; an unseen player with a prior is predicted at its mean."""
+    g = Games.from_arrays(["a", "b", "a", "c", "c"], ["b", "a", "b", "a", "b"],
+                          [1.0, 0.5, 0.0, 1.0, 0.5], period=[0, 0, 1, 2, 3])
+    config = bt.BTConfig(gaussian_prior={"a": (0.0, 100.0), "b": (0.0, 100.0),
+                                         "c": (300.0, 50.0)},
+                         virtual_games=(("c", "a", 3.0, 0.0, 0.0),))
+    r = walk.rate(g, config)
+    before_c = bt.fit(Games.from_arrays(["a", "b", "a"], ["b", "a", "b"], [1.0, 0.5, 0.0]),
+                      bt.BTConfig(gaussian_prior={"a": (0.0, 100.0), "b": (0.0, 100.0)}))
+    assert r.predictions[3] == pytest.approx(_f(300.0 - before_c.rating[0]))  # c unseen
+    # c only won so far: outside the largest component (its prior does not count for
+    # connectivity), so still at its prior mean
+    assert r.predictions[4] == pytest.approx(_f(300.0 - before_c.rating[1]))
+    assert r["c"] == pytest.approx(bt.fit(g, config).as_dict()["c"])
+    with pytest.raises(InputError, match=r"'nobody' is not a player"):
+        walk.rate(g, bt.BTConfig(virtual_games=(("nobody", "a", 1.0, 0.0, 0.0),), prior=2.0))
 
 
 def test_anchor_moves_the_scale_only():

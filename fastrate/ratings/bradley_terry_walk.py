@@ -14,7 +14,10 @@ before** ``p`` (an expanding window; no game of period ``p`` or later is used):
 * **first period** (no fit yet): two equal players, ``f(advantage)`` when the config fixes
   the advantage (0.5 in neutral games), else 0.5;
 * **players not in the fit** (not seen before the period, or left out by the rule below)
-  are placed at the mean rating of the fit;
+  are placed at the mean of their Gaussian prior when the config gives one
+  (``gaussian_prior``), else at the mean rating of the fit;
+* names in the config (``anchor``, per-player ``gaussian_prior``, ``virtual_games``) of
+  players not yet seen are left out of a window's config until they play;
 * **connectivity rule**: early windows are rarely strongly connected, and the maximum
   likelihood does not exist then. Every fit (each window and the final one) first tries
   the config as given; when the fit refuses the data as not connected, it fits the
@@ -68,7 +71,7 @@ from fastrate.ratings.bradley_terry import (
 )
 
 __all__ = ["BTConfig", "STATE", "FITTED", "rate", "expected_score", "fit_connected",
-           "walk_forward"]
+           "restrict", "walk_forward"]
 
 #: whether the final fit rated the player (False: outside its largest component)
 FITTED = StateColumn("fitted", "bool", True,
@@ -79,12 +82,18 @@ STATE = (RATING, GAMES_PLAYED, FITTED)
 _DEFAULT = BTConfig()
 
 
-def fit_connected(games: Games, config: BTConfig) -> BTResult | None:
+def fit_connected(games: Games, config: BTConfig,
+                  universe: PlayerIndex | None = None) -> BTResult | None:
     """``fit(games, config)``; when the data are not connected enough for it (see the
     module docstring), the fit of their largest component instead; None when that
-    component has no games. Other errors of ``fit`` propagate."""
+    component has no games. Other errors of ``fit`` propagate.
+
+    Player names in the config (an anchor, per-player Gaussian priors, virtual games) that
+    are players of ``universe`` (default: ``games``) but not of the games fitted are left
+    out of the config for that fit; names of no player stay, so ``fit`` reports them."""
+    universe = games.players if universe is None else universe
     try:
-        return fit(games, config)
+        return fit(games, restrict(config, games.players, universe))
     except InputError:
         try:
             kept, left_out = largest_component(games, config.prior)
@@ -92,7 +101,34 @@ def fit_connected(games: Games, config: BTConfig) -> BTResult | None:
             return None  # every component is a single player: no game among its players
         if left_out.shape[0] == 0:
             raise  # not a connectivity problem
-        return fit(kept, config)
+        return fit(kept, restrict(config, kept.players, universe))
+
+
+def restrict(config: BTConfig, players: PlayerIndex, universe: PlayerIndex) -> BTConfig:
+    """``config`` without the names of ``universe``'s players that are not in ``players``:
+    anchors (no anchor left: the mean), per-player Gaussian priors and virtual games."""
+    here, known = players.lookup, universe.lookup
+
+    def keep(name: Any) -> bool:
+        return name in here or name not in known
+
+    changes: dict[str, Any] = {}
+    anchor = config.anchor
+    if anchor is not None:
+        names = tuple(a for a in (anchor if isinstance(anchor, tuple) else (anchor,))
+                      if keep(a))
+        if not names:
+            changes["anchor"] = None
+        elif isinstance(anchor, tuple):
+            changes["anchor"] = names
+    prior = getattr(config, "gaussian_prior", None)
+    if prior is not None and isinstance(prior[0], tuple):
+        changes["gaussian_prior"] = tuple(t for t in prior if keep(t[0])) or None
+    virtual = getattr(config, "virtual_games", ())
+    if virtual:
+        changes["virtual_games"] = tuple(r for r in virtual if keep(r[0]) and keep(r[1]))
+    changes = {k: v for k, v in changes.items() if v != getattr(config, k)}
+    return dataclasses.replace(config, **changes) if changes else config
 
 
 def _window(games: Games, end: int) -> tuple[Games, np.ndarray]:
@@ -115,12 +151,20 @@ def _window(games: Games, end: int) -> tuple[Games, np.ndarray]:
     return window, ids
 
 
-def _full_ratings(games: Games, result: BTResult, window_players: Any, window_ids: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Every player of ``games`` rated by ``result``: the fitted rating, or the fit's mean
-    for players not in it; and which ones are in it."""
+def _full_ratings(games: Games, config: BTConfig, result: BTResult, window_players: Any,
+                  window_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every player of ``games`` rated by ``result``: the fitted rating, or for players not
+    in it the mean of their Gaussian prior if ``config`` gives one, else the fit's mean;
+    and which ones are in it."""
     n = games.n_players
-    rating = np.full(n, float(result.rating.mean()))
+    prior = getattr(config, "gaussian_prior", None)
+    everyone = prior is not None and not isinstance(prior[0], tuple)
+    rating = np.full(n, float(prior[0]) if everyone else float(result.rating.mean()))
+    if prior is not None and not everyone:
+        lookup = games.players.lookup
+        for name, mean, _ in prior:
+            if name in lookup:
+                rating[lookup[name]] = mean
     fitted = np.zeros(n, dtype=bool)
     if result.players is window_players:
         ids = window_ids
@@ -161,11 +205,11 @@ def walk_forward(games: Games, config: BTConfig = _DEFAULT) -> np.ndarray:
         if a > 0:
             window, ids = _window(games, a)
             try:
-                result = fit_connected(window, window_config)
+                result = fit_connected(window, window_config, games.players)
             except (InputError, ConfigError):
                 result = None  # not fittable yet (the full data were): keep the last fit
             if result is not None and result.converged:
-                rating, _ = _full_ratings(games, result, window.players, ids)
+                rating, _ = _full_ratings(games, config, result, window.players, ids)
                 current = dataclasses.replace(result, players=ids_as_names, rating=rating)
         if current is None:
             pred[a:b] = _default_scores(games, config, a, b)
@@ -204,7 +248,7 @@ def rate(games: Games, config: BTConfig = _DEFAULT, initial: Any = None) -> Rati
     if final is None:
         rating, fitted = np.full(n, config.mean_rating), np.zeros(n, dtype=bool)
     else:
-        rating, fitted = _full_ratings(games, final, games.players,
+        rating, fitted = _full_ratings(games, config, final, games.players,
                                        np.arange(n, dtype=np.int64))
     played = (np.bincount(games.white, minlength=n)
               + np.bincount(games.black, minlength=n)).astype(np.int64)
