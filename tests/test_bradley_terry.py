@@ -97,11 +97,11 @@ def test_gradient_and_hessian_vector_against_finite_differences(model, fit_adv, 
                                         mdd, ia, idr, prec, e, hv) or hv.copy() for e in eye])
     np.testing.assert_allclose(np.diag(full), diag, rtol=1e-12, atol=1e-15)
     # the block product (3 vectors at once) and the dense matrix agree with it
-    vs = np.random.default_rng(4).normal(size=(size, 3))
+    vs = np.random.default_rng(4).normal(size=(3, size))
     out = np.empty(size * 3)
     bt._hessian_block(pairs.white, pairs.black, pairs.advantaged, mxx, mxd, mdd, ia, idr, prec,
                       3, vs.reshape(-1), out)
-    np.testing.assert_allclose(out.reshape(size, 3), full.T @ vs, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(out.reshape(3, size), vs @ full, rtol=1e-10, atol=1e-14)
     prob = bt._Problem(pairs, games.n_players, bayes, ia, idr, 25.0, 70.0, prec, prec, True)
     dense = bt._dense_information(prob, (grad, diag, mxx, mxd, mdd))
     np.testing.assert_allclose(dense, full.T, rtol=1e-10, atol=1e-14)
@@ -547,3 +547,32 @@ def test_cli_batch_davidson_los_and_anchor_set(tmp_path):
     lines = res.output.splitlines()
     k = lines.index(next(x for x in lines if x.startswith("likelihood of superiority")))
     assert len(lines) - k == 5  # title, heads, 3 rows
+
+
+def test_conditional_los_uses_the_two_by_two_blocks():
+    games = _random_games(20, n=5, g=80)
+    r = fit(games, BTConfig(model="bayeselo", advantage="fit"))
+    prob, cur, _ = bt._information(r, None)
+    full = bt._dense_information(prob, cur)
+    names, m = bt.los(r, top=4, method="conditional")
+    ids = [r.players.id_of(x) for x in names]
+    for a in range(4):
+        for b in range(4):
+            if a != b:
+                i, j = ids[a], ids[b]
+                block = full[np.ix_([i, j], [i, j])]
+                var = np.array([1.0, -1.0]) @ np.linalg.inv(block) @ np.array([1.0, -1.0])
+                want = 0.5 * math.erfc(-(r.rating[i] - r.rating[j]) / math.sqrt(2 * var))
+                assert m[a, b] == pytest.approx(want, rel=1e-10)
+
+
+@pytest.mark.parametrize("model", ["bayeselo", "davidson"])
+def test_a_draw_parameter_running_off_is_refused(model):
+    """a beats b every time, b and c always draw, a and c split wins and draws: strongly
+    connected, yet the draw models' likelihood rises forever (a far above b and c, the draw
+    parameter to infinity)."""
+    g = fastrate.Games.from_arrays(["a", "b", "c"] * 4, ["b", "c", "a"] * 4,
+                                   [1.0, 0.5, 0.5, 1.0, 0.5, 0.0] * 2)
+    with pytest.raises(InputError, match=f"the {model} model does not exist"):
+        fit(g, BTConfig(model=model))
+    assert fit(g).converged  # bt_half has its maximum

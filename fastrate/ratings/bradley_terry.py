@@ -74,6 +74,9 @@ BT_HALF, BAYESELO, DAVIDSON = 0, 1, 2
 FIT = "fit"
 #: Elo-scale factor: f(x) = 1 / (1 + exp(-C x))
 C = LN10 / 400.0
+#: a fitted draw parameter beyond this (drawelo, or 400 log10 ν: ν = 10^5, a draw
+#: probability of 99.998% at equal ratings) means the maximum does not exist
+DRAW_LIMIT = 2000.0
 
 
 def _check_pair(owner: str, name: str, value: Any) -> tuple[float, float]:
@@ -517,31 +520,28 @@ def _hessian_vector(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, vec, out):
 
 @kernel
 def _hessian_block(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, k, vec, out):
-    """``out = H vec`` for ``k`` vectors at once: ``vec`` and ``out`` are ``(size, k)``
-    row-major, flattened (row = parameter)."""
+    """``out = H vec`` for ``k`` vectors: ``vec`` and ``out`` are ``(k, size)`` row-major,
+    flattened (one vector after the other, each pass over the pairs touching one vector,
+    which stays in cache)."""
     size = prec.shape[0]
-    for r in range(size):
-        for c in range(k):
-            out[r * k + c] = prec[r] * vec[r * k + c]
-    for p in range(pw.shape[0]):
-        i = pw[p] * k
-        j = pb[p] * k
-        h = ph[p]
-        a = mxx[p]
-        b = mxd[p]
-        d = mdd[p]
-        for c in range(k):
-            dx = vec[i + c] - vec[j + c]
+    for c in range(k):
+        o = c * size
+        for r in range(size):
+            out[o + r] = prec[r] * vec[o + r]
+        for p in range(pw.shape[0]):
+            i = o + pw[p]
+            j = o + pb[p]
+            dx = vec[i] - vec[j]
             if ia >= 0:
-                dx += h * vec[ia * k + c]
-            dd = vec[idr * k + c] if idr >= 0 else 0.0
-            ox = a * dx + b * dd
-            out[i + c] += ox
-            out[j + c] -= ox
+                dx += ph[p] * vec[o + ia]
+            dd = vec[o + idr] if idr >= 0 else 0.0
+            ox = mxx[p] * dx + mxd[p] * dd
+            out[i] += ox
+            out[j] -= ox
             if ia >= 0:
-                out[ia * k + c] += h * ox
+                out[o + ia] += ph[p] * ox
             if idr >= 0:
-                out[idr * k + c] += b * dx + d * dd
+                out[o + idr] += mxd[p] * dx + mdd[p] * dd
 
 
 # ----------------------------------------------------------------------------------
@@ -946,6 +946,13 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
         # (a Gaussian prior on every player makes the posterior strictly concave)
         _check_connected(games, pairs, config.prior > 0.0)
     theta, it, converged, ll = _maximise(prob, config.tolerance_elo, config.max_newton)
+    if prob.idr >= 0 and theta[prob.idr] > DRAW_LIMIT:
+        what = "drawelo" if prob.model == BAYESELO else "400 log10(draw_nu)"
+        raise InputError(
+            f"the maximum-likelihood estimate of the {config.model} model does not exist for "
+            f"these games: the fitted {what} runs off past {DRAW_LIMIT:g} (the decisive "
+            "results are explained by ever larger rating gaps and the draws by an ever larger "
+            "draw parameter); use bt_half, fix the draw parameter, or add a gaussian_prior")
     return _result(games.players, config, prob, theta, it, converged, ll, real)
 
 
@@ -1247,39 +1254,39 @@ def standard_errors(result: BTResult, games: Games | None = None,
 
 def _solve_block(prob: _Problem, cur: tuple, rhs: np.ndarray, rtol: float = 1e-10,
                  max_iter: int = 1000) -> np.ndarray:
-    """``X = H^+ rhs`` for the columns of ``rhs`` (contrasts when the level is free), by
-    Jacobi-preconditioned conjugate gradients, one per column, sharing each ``H X``
-    pass over the pairs; to a relative residual ``rtol``."""
+    """``X = H^+ rhs`` for the rows of ``rhs`` (``k x size``; contrasts when the level is
+    free), by Jacobi-preconditioned conjugate gradients, one per row, sharing each
+    ``H X`` kernel call; to a relative residual ``rtol``."""
     grad, diag, mxx, mxd, mdd = cur
     n, project = prob.n, prob.project
-    size, k = rhs.shape
+    k, size = rhs.shape
     args = (*prob.hargs, mxx, mxd, mdd, prob.ia, prob.idr, prob.prec, k)
-    inv = np.where(diag > 0.0, 1.0 / np.where(diag > 0.0, diag, 1.0), 0.0)[:, None]
+    inv = np.where(diag > 0.0, 1.0 / np.where(diag > 0.0, diag, 1.0), 0.0)
     r = np.array(rhs, dtype=np.float64)
     if project:
-        r[:n] -= r[:n].mean(axis=0)
-    goal = rtol * np.sqrt(np.einsum("ij,ij->j", r, r))
+        r[:, :n] -= r[:, :n].mean(axis=1)[:, None]
+    goal = rtol * np.sqrt(np.einsum("ij,ij->i", r, r))
     x = np.zeros_like(r)
     z = inv * r
     if project:
-        z[:n] -= z[:n].mean(axis=0)
+        z[:, :n] -= z[:, :n].mean(axis=1)[:, None]
     p = z.copy()
-    rz = np.einsum("ij,ij->j", r, z)
+    rz = np.einsum("ij,ij->i", r, z)
     hp = np.empty(size * k)
     for _ in range(max_iter):
-        _hessian_block(*args, np.ascontiguousarray(p).reshape(-1), hp)
-        hpm = hp.reshape(size, k)
-        php = np.einsum("ij,ij->j", p, hpm)
-        alpha = np.where(php > 0.0, rz / np.where(php > 0.0, php, 1.0), 0.0)
+        _hessian_block(*args, p.reshape(-1), hp)
+        hpm = hp.reshape(k, size)
+        php = np.einsum("ij,ij->i", p, hpm)
+        alpha = np.where(php > 0.0, rz / np.where(php > 0.0, php, 1.0), 0.0)[:, None]
         x += alpha * p
         r -= alpha * hpm
-        if np.all(np.sqrt(np.einsum("ij,ij->j", r, r)) <= goal):
+        if np.all(np.sqrt(np.einsum("ij,ij->i", r, r)) <= goal):
             break
         z = inv * r
         if project:
-            z[:n] -= z[:n].mean(axis=0)
-        rz_new = np.einsum("ij,ij->j", r, z)
-        beta = np.where(rz > 0.0, rz_new / np.where(rz > 0.0, rz, 1.0), 0.0)
+            z[:, :n] -= z[:, :n].mean(axis=1)[:, None]
+        rz_new = np.einsum("ij,ij->i", r, z)
+        beta = np.where(rz > 0.0, rz_new / np.where(rz > 0.0, rz, 1.0), 0.0)[:, None]
         p = z + beta * p
         rz = rz_new
     return x
@@ -1310,22 +1317,27 @@ def covariance(result: BTResult, players: Any = None, games: Games | None = None
         if w is not None:
             z = z - (li[:, :n] @ w)[:, None]
         return z.T @ z
-    rhs = np.zeros((prob.size, ids.shape[0]))
-    rhs[ids, np.arange(ids.shape[0])] = 1.0
+    rhs = np.zeros((ids.shape[0], prob.size))
+    rhs[np.arange(ids.shape[0]), ids] = 1.0
     if w is not None:
-        rhs[:n] -= w[:, None]
+        rhs[:, :n] -= w[None, :]
     x = _solve_block(prob, cur, rhs)
-    out = rhs.T @ x
+    out = rhs @ x.T
     return 0.5 * (out + out.T)
 
 
-def los(result: BTResult, top: int = 10, players: Any = None, games: Games | None = None
-        ) -> tuple[np.ndarray, np.ndarray]:
+def los(result: BTResult, top: int = 10, players: Any = None, games: Games | None = None,
+        method: str = "exact") -> tuple[np.ndarray, np.ndarray]:
     """The likelihood of superiority of the ``top`` best-rated players (or of the given
     ``players``): ``(names, L)`` with ``L[i, j] = P(R_i > R_j) = Φ((R_i - R_j) /
     sqrt(C_ii + C_jj - 2 C_ij))`` under the Gaussian approximation of the likelihood
     (``C``: :func:`covariance`; the difference is gauge-free); the diagonal is NaN.
     Names are ordered best first.
+
+    ``method="conditional"``: the variance of ``R_i - R_j`` with every other parameter
+    held at its estimate, ``(H_ii + H_jj + 2 H_ij) / (H_ii H_jj - H_ij^2)`` from the 2x2
+    block of the information (O(pairs), no solve): not the marginal variance (see
+    :func:`standard_errors`).
 
     >>> import fastrate
     >>> g = fastrate.Games.from_arrays(["a", "b", "c"] * 4, ["b", "c", "a"] * 4,
@@ -1343,9 +1355,13 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
                           "players")
         ids = ids[np.argsort(-result.rating[ids], kind="stable")]
     names = result.players.names[ids]
-    cov = covariance(result, names, games)
-    d = np.diag(cov)
-    var = np.maximum(d[:, None] + d[None, :] - 2.0 * cov, 0.0)
+    check_choice("los", "method", method, ("exact", "conditional"))
+    if method == "exact":
+        cov = covariance(result, names, games)
+        d = np.diag(cov)
+        var = np.maximum(d[:, None] + d[None, :] - 2.0 * cov, 0.0)
+    else:
+        var = _conditional_difference_variance(result, ids, games)
     diff = result.rating[ids][:, None] - result.rating[ids][None, :]
     k = ids.shape[0]
     out = np.full((k, k), math.nan)
@@ -1356,6 +1372,24 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
                 out[i, j] = (0.5 * math.erfc(-diff[i, j] / (sd * math.sqrt(2.0))) if sd > 0
                              else (1.0 if diff[i, j] > 0 else 0.0 if diff[i, j] < 0 else 0.5))
     return names, out
+
+
+def _conditional_difference_variance(result: BTResult, ids: np.ndarray,
+                                     games: Games | None) -> np.ndarray:
+    """``Var(R_i - R_j | the rest)`` for ``i, j`` in ``ids``, from the 2x2 blocks of ``H``."""
+    prob, cur, _ = _information(result, games)
+    k = ids.shape[0]
+    local = np.full(prob.n, -1, dtype=np.int64)
+    local[ids] = np.arange(k)
+    a, b = local[prob.pairs.white], local[prob.pairs.black]
+    both = (a >= 0) & (b >= 0)
+    off = np.zeros((k, k))
+    np.add.at(off, (a[both], b[both]), -cur[2][both])
+    off = off + off.T
+    d = cur[1][ids]
+    det = d[:, None] * d[None, :] - off * off
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(det > 0.0, (d[:, None] + d[None, :] + 2.0 * off) / det, 0.0)
 
 
 def _simulate(prob: _Problem, result: BTResult, real: Pairs, rng: np.random.Generator,
