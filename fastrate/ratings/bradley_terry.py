@@ -1428,9 +1428,9 @@ def bootstrap(result: BTResult, games: Games | None = None, samples: int = 100,
     the fit) and put in the fit's gauge; the errors are the standard deviations over the
     refits. Sample ``k`` uses the generator ``numpy.random.default_rng([seed, k])``, so
     the result is the same for any number of ``workers`` (threads; the kernels release the
-    GIL; default: the CPU count, at most 8). Samples whose "scored against" graph is not
-    strongly connected (no maximum-likelihood estimate) are skipped and not counted in
-    ``n_samples``.
+    GIL; default: the CPU count, at most 8). Samples without a maximum (a "scored
+    against" graph that is not strongly connected, a draw parameter running off, see
+    :func:`fit`; or no convergence) are skipped and not counted in ``n_samples``.
     """
     import os
 
@@ -1453,7 +1453,9 @@ def bootstrap(result: BTResult, games: Games | None = None, samples: int = 100,
             p = _problem(pairs, players, config)
         except InputError:  # e.g. no draws left to fit a draw parameter
             return None
-        theta, _, _, _ = _maximise(p, config.tolerance_elo, config.max_newton)
+        theta, _, converged, _ = _maximise(p, config.tolerance_elo, config.max_newton)
+        if not converged or (p.idr >= 0 and theta[p.idr] > DRAW_LIMIT):
+            return None  # no maximum (see fit)
         out = theta.copy()
         if w is not None:
             out[:n] += config.mean_rating - float(w @ out[:n])
