@@ -30,6 +30,8 @@ class Source:
     columns: tuple[tuple[str, str], ...] = ()
     #: original row of each kept row, when rows were dropped before building (else None)
     rows: Any = field(default=None, compare=False)
+    #: rows of the file before these (a chunk of a file read chunk by chunk)
+    row_offset: int = 0
 
     def column(self, name: str) -> str:
         """The name to show for the column passed as argument ``name``."""
@@ -42,6 +44,7 @@ class Source:
         """Describe 0-based data row ``index`` as ``row N (line L of FILE)``."""
         if self.rows is not None:
             index = int(self.rows[index])
+        index += self.row_offset
         text = f"row {index + 1}"
         if self.name is not None:
             if self.first_line > 0:

@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_range, fail_at
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
-           "calibration", "summary", "METRICS", "check_draws", "MATCH_METRICS",
+           "calibration", "summary", "ScoreSums", "METRICS", "check_draws", "MATCH_METRICS",
            "match_summary", "expected_ranks", "rank_correlation", "winner_outcomes"]
 
 #: predictions are clipped to ``[EPS, 1 - EPS]`` before taking logarithms
@@ -114,6 +115,135 @@ def _hits(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     fav = np.sign(p - 0.5)
     res = np.sign(y - 0.5)
     return np.where((fav == 0) | (res == 0), 0.5, (fav == res).astype(np.float64))
+
+
+# ----------------------------------------------------------------------------------
+# running sums: the scores of games that arrive in chunks
+
+
+#: slots of :class:`ScoreSums`' accumulator: (sum, compensation) pairs from _W on
+_N, _W, _LL, _BR, _HIT, _DEC_N, _DEC_W, _DEC_HIT = 0, 2, 4, 6, 8, 10, 12, 14
+_SLOTS = 16
+
+
+@inline_kernel
+def _add(acc, slot, x):
+    """``acc[slot] += x`` with Neumaier's compensation kept in ``acc[slot + 1]``: the
+    sum of the values in order, whatever chunks they come in."""
+    s = acc[slot]
+    t = s + x
+    if abs(s) >= abs(x):
+        acc[slot + 1] += (s - t) + x
+    else:
+        acc[slot + 1] += (x - t) + s
+    acc[slot] = t
+
+
+@kernel
+def _score_sums_kernel(p, y, w, mask, eps, bins, acc, count, bin_sums):
+    """Add games ``p``/``y`` (weights ``w``, mask ``mask``: length 0 = none) to the
+    running sums ``acc`` and, with ``bins`` > 0, to the uniform calibration bins
+    (``count``; ``bin_sums`` rows: weight, weight * p, weight * y; bin edges i / bins
+    as :func:`calibration` draws them)."""
+    has_w = w.shape[0] > 0
+    has_m = mask.shape[0] > 0
+    for i in range(p.shape[0]):
+        if has_m and not mask[i]:
+            continue
+        pi = p[i]
+        yi = y[i]
+        wi = w[i] if has_w else 1.0
+        pc = min(max(pi, eps), 1.0 - eps)
+        ll = -(yi * math.log(pc) + (1.0 - yi) * math.log1p(-pc))
+        fav = pi - 0.5
+        res = yi - 0.5
+        hit = 0.5 if fav == 0.0 or res == 0.0 else (1.0 if (fav > 0.0) == (res > 0.0) else 0.0)
+        acc[_N] += 1.0
+        _add(acc, _W, wi)
+        _add(acc, _LL, wi * ll)
+        _add(acc, _BR, wi * (pi - yi) * (pi - yi))
+        _add(acc, _HIT, wi * hit)
+        if res != 0.0:
+            acc[_DEC_N] += 1.0
+            _add(acc, _DEC_W, wi)
+            _add(acc, _DEC_HIT, wi * hit)
+        if bins > 0:
+            k = min(int(pi * bins), bins - 1)
+            # p * bins can round across an edge: the edges (k / bins) decide
+            if pi < k / bins:
+                k -= 1
+            elif k < bins - 1 and pi >= (k + 1) / bins:
+                k += 1
+            count[k] += 1
+            bin_sums[0, k] += wi
+            bin_sums[1, k] += wi * pi
+            bin_sums[2, k] += wi * yi
+
+
+class ScoreSums:
+    """The running sums behind :func:`summary` and the uniform :func:`calibration`:
+    :meth:`add` games in any number of chunks, then read :meth:`summary` /
+    :meth:`calibration`. Every sum adds the games in order (compensated), so chunks give
+    the same bits as one call, which is how :func:`summary` itself computes.
+
+    >>> acc = ScoreSums(bins=2)
+    >>> acc.add([0.8, 0.3], [1.0, 0.0])
+    >>> acc.add([0.6], [0.5])
+    >>> round(acc.summary()["log_loss"], 6) == round(log_loss([0.8, 0.3, 0.6], [1, 0, 0.5]), 6)
+    True
+    >>> acc.calibration()["count"].tolist()
+    [1, 2]
+    """
+
+    def __init__(self, bins: int = 0):
+        if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 0:
+            raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
+        self.bins = int(bins)
+        self.acc = np.zeros(_SLOTS)
+        self.count = np.zeros(self.bins, dtype=np.int64)
+        self.bin_sums = np.zeros((3, self.bins))
+
+    def add(self, p: Any, y: Any, weights: Any = None, mask: Any = None) -> None:
+        """Add games (validated as every metric's input is)."""
+        pa, ya, wa = _prepare(p, y, weights, None)
+        m = np.zeros(0, dtype=np.bool_)
+        if mask is not None:
+            m = as_1d(mask, "mask")
+            if m.dtype.kind != "b" or m.shape[0] != pa.shape[0]:
+                raise InputError(f"mask must be booleans, one per prediction ({pa.shape[0]})")
+            m = np.ascontiguousarray(m)
+        _score_sums_kernel(pa, ya, np.zeros(0) if wa is None else wa, m, EPS, self.bins,
+                           self.acc, self.count, self.bin_sums)
+
+    def _mean(self, slot: int, weight_slot: int) -> float:
+        total = self.acc[weight_slot] + self.acc[weight_slot + 1]
+        if total == 0.0:
+            return math.nan
+        return float((self.acc[slot] + self.acc[slot + 1]) / total)
+
+    def summary(self, draws: str = "exclude") -> dict[str, float | int]:
+        """``n``, ``log_loss``, ``deviance``, ``brier``, ``rmse``, ``accuracy`` (as
+        :func:`summary`)."""
+        check_draws(draws)
+        ll = self._mean(_LL, _W)
+        br = self._mean(_BR, _W)
+        acc = self._mean(_DEC_HIT, _DEC_W) if draws == "exclude" else self._mean(_HIT, _W)
+        return {"n": int(self.acc[_N]), "log_loss": ll, "deviance": ll / _LN10, "brier": br,
+                "rmse": math.sqrt(br), "accuracy": acc}
+
+    def calibration(self) -> dict[str, np.ndarray]:
+        """The uniform calibration table (as :func:`calibration`)."""
+        if self.bins == 0:
+            raise ConfigError("these sums were kept without calibration bins (bins=0)")
+        edges = np.arange(self.bins + 1, dtype=np.float64) / self.bins
+        wsum, psum, ysum = self.bin_sums
+        ok = wsum > 0
+        mean_p = np.full(self.bins, np.nan)
+        mean_y = np.full(self.bins, np.nan)
+        mean_p[ok] = psum[ok] / wsum[ok]
+        mean_y[ok] = ysum[ok] / wsum[ok]
+        return {"lower": edges[:-1].copy(), "upper": edges[1:].copy(),
+                "count": self.count.copy(), "mean_predicted": mean_p, "mean_observed": mean_y}
 
 
 # ----------------------------------------------------------------------------------
@@ -199,24 +329,21 @@ def calibration(p: Any, y: Any, bins: int = 10, weights: Any = None, mask: Any =
         raise ConfigError(f"bins must be an integer >= 1; got {bins!r}")
     if strategy not in ("uniform", "quantile"):
         raise ConfigError(f"strategy must be one of 'uniform', 'quantile'; got {strategy!r}")
-    pa, ya, wa = _prepare(p, y, weights, mask)
     bins = int(bins)
     if strategy == "uniform":
-        edges = np.arange(bins + 1, dtype=np.float64) / bins
-        idx = np.minimum((pa * bins).astype(np.int64), bins - 1)
-        # p * bins can round across an edge: the edges (i / bins) decide
-        idx -= (pa < edges[idx]).astype(np.int64)
-        idx += ((idx < bins - 1) & (pa >= edges[np.minimum(idx + 1, bins)])).astype(np.int64)
+        acc = ScoreSums(bins)
+        acc.add(p, y, weights, mask)
+        return acc.calibration()
+    pa, ya, wa = _prepare(p, y, weights, mask)
+    if pa.shape[0] == 0:
+        edges = np.array([0.0, 1.0])
     else:
-        if pa.shape[0] == 0:
-            edges = np.array([0.0, 1.0])
-        else:
-            edges = np.unique(np.quantile(pa, np.linspace(0.0, 1.0, bins + 1)))
-            if edges.shape[0] == 1:
-                edges = np.array([edges[0], edges[0]])
-        nb = edges.shape[0] - 1
-        idx = np.clip(np.searchsorted(edges, pa, side="right") - 1, 0, nb - 1)
-        bins = nb
+        edges = np.unique(np.quantile(pa, np.linspace(0.0, 1.0, bins + 1)))
+        if edges.shape[0] == 1:
+            edges = np.array([edges[0], edges[0]])
+    nb = edges.shape[0] - 1
+    idx = np.clip(np.searchsorted(edges, pa, side="right") - 1, 0, nb - 1)
+    bins = nb
     count = np.bincount(idx, minlength=bins).astype(np.int64)
     w = np.ones(pa.shape[0]) if wa is None else wa
     wsum = np.bincount(idx, weights=w, minlength=bins)
@@ -234,19 +361,13 @@ def calibration(p: Any, y: Any, bins: int = 10, weights: Any = None, mask: Any =
 def summary(p: Any, y: Any, weights: Any = None, mask: Any = None,
             draws: str = "exclude") -> dict[str, float | int]:
     """Every scalar metric at once: ``n`` (games scored), ``log_loss``, ``deviance``,
-    ``brier``, ``rmse`` and ``accuracy`` (with the given draw convention)."""
+    ``brier``, ``rmse`` and ``accuracy`` (with the given draw convention), computed as
+    running sums (:class:`ScoreSums`), so that games scored in chunks give the same
+    bits."""
     check_draws(draws)
-    pa, ya, wa = _prepare(p, y, weights, mask)
-    ll = _mean(_log_terms(pa, ya), wa)
-    br = _mean((pa - ya) ** 2, wa)
-    if draws == "exclude":
-        decisive = ya != 0.5
-        hits = _hits(pa[decisive], ya[decisive])
-        acc = _mean(hits, None if wa is None else wa[decisive])
-    else:
-        acc = _mean(_hits(pa, ya), wa)
-    return {"n": int(pa.shape[0]), "log_loss": ll, "deviance": ll / _LN10, "brier": br,
-            "rmse": math.sqrt(br), "accuracy": acc}
+    acc = ScoreSums()
+    acc.add(p, y, weights, mask)
+    return acc.summary(draws)
 
 
 # ----------------------------------------------------------------------------------

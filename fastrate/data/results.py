@@ -62,6 +62,11 @@ class Ratings:
     #: first team's win probability plus half the draw probability), pairs of each match
     #: in the order of :func:`fastrate.data.matches.pair_offsets`
     pair_predictions: np.ndarray | None = None
+    #: the system's own per-player values that the table rounds (Glicko's RD^2, Glicko-2's
+    #: rating and RD^2 on its internal scale), by name: continuing from this object
+    #: (``initial=``) starts from them, so a run continued at a period boundary repeats
+    #: the full run to the bit (from a saved table: to about 1e-13)
+    exact: dict[str, np.ndarray] | None = field(default=None, repr=False)
     rd: InitVar[np.ndarray | None] = None
     volatility: InitVar[np.ndarray | None] = None
     last_period: InitVar[np.ndarray | None] = None

@@ -26,7 +26,7 @@ from fastrate.data.results import NO_PERIOD, Ratings
 from fastrate.errors import InputError
 
 __all__ = ["PlayerState", "StateColumn", "merge_state", "STANDARD_COLUMNS", "NO_PERIOD",
-           "SOURCE_KEY", "FIRST_LINE_KEY", "initial_source"]
+           "SOURCE_KEY", "FIRST_LINE_KEY", "initial_source", "extends_players", "exact_values"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,20 @@ def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColum
         n = len(players)
         return players, {c.name: c.full(n, defaults.get(c.name)) for c in columns
                          if not c.optional}, None
+    if isinstance(initial, Ratings) and extends_players(players, initial.players):
+        # a previous run whose players are the first ones of ``players`` (a run continued
+        # chunk by chunk): its columns as they are, new players at the defaults
+        n, m = len(players), len(initial.players)
+        saved = initial.columns()
+        out: dict[str, np.ndarray] = {}
+        for c in columns:
+            if c.optional and c.name not in saved:
+                continue
+            target = c.full(n, defaults.get(c.name))
+            if c.name in saved:
+                target[:m] = saved[c.name]
+            out[c.name] = target
+        return players, out, None
     src = initial_source(initial)
     cols = _initial_columns(initial, columns)
     init_names = cols.pop("player")
@@ -124,6 +138,29 @@ def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColum
             target[:m] = _saved_values(c, cols[c.name], target[:m], src)
         out[c.name] = target
     return index, out, mapping
+
+
+def extends_players(players: PlayerIndex, before: PlayerIndex) -> bool:
+    """Whether ``before``'s names are the first names of ``players`` (cheap when both
+    are views of one growing buffer, as in a run continued chunk by chunk)."""
+    a, b = players.names, before.names
+    m = b.shape[0]
+    if m > a.shape[0] or a.dtype != b.dtype:
+        return False
+    if m == 0 or (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+                  and a.strides == b.strides):
+        return True
+    head = a[:m]
+    return bool(np.array_equal(head, b)) if a.dtype != object else head.tolist() == b.tolist()
+
+
+def exact_values(initial: Any, players: PlayerIndex) -> dict[str, np.ndarray]:
+    """The exact internal values (:attr:`Ratings.exact`) of a previous run ``initial``
+    whose players are the first ones of ``players``, else ``{}``."""
+    if isinstance(initial, Ratings) and initial.exact and extends_players(players,
+                                                                           initial.players):
+        return initial.exact
+    return {}
 
 
 def _saved_values(c: StateColumn, values: Any, default: np.ndarray, src: Source) -> np.ndarray:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -21,10 +21,11 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._vecmath import LN10, exp, log, logistic, prefetch_row, select
 from fastrate.data.results import NO_PERIOD
+from fastrate.data.state import exact_values
 from fastrate.errors import InputError
 
 __all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
-           "count_games",
+           "count_games", "open_records", "exact_records",
            "cap_lead", "rating_lead", "table_value", "PeriodRule", "GROWTH_GLICKO",
            "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
 
@@ -173,16 +174,31 @@ def check_positive_state(state, column: str, values: np.ndarray) -> None:
                          f"{float(values[i])!r} for player {state.players[i]!r}")
 
 
-def open_records(games, state, level: np.ndarray, var: np.ndarray) -> np.ndarray:
+def open_records(games, state, level: np.ndarray, var: np.ndarray,
+                 initial: Any = None) -> np.ndarray:
     """The Glicko family's player records for a run: no period listed yet, the onset
     ``level`` and ``var`` (in the system's scale), the last period (:func:`last_as_float`;
-    without periods there is no time scale: no growth). Column ``REC_VOL`` is left 0."""
+    without periods there is no time scale: no growth). Column ``REC_VOL`` is left 0.
+    When ``initial`` is a previous run whose players come first, its exact ``level`` and
+    ``var`` (:attr:`~fastrate.data.Ratings.exact`, see :func:`exact_records`) replace the
+    ones computed back from its rounded table."""
     rec = records(len(state.players))
     rec[:, REC_STAMP] = -1.0
     rec[:, REC_LEVEL] = level
     rec[:, REC_VAR] = var
     rec[:, REC_LAST] = last_as_float(games, state)
+    exact = exact_values(initial, state.players)
+    for name, col in (("level", REC_LEVEL), ("var", REC_VAR)):
+        if name in exact:
+            rec[:exact[name].shape[0], col] = exact[name]
     return rec
+
+
+def exact_records(rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The values a continued run needs to repeat the full run to the bit
+    (:attr:`~fastrate.data.Ratings.exact`): every player's level and variance in the
+    system's own scale, which the rating table gives back only to rounding."""
+    return {"level": rec[:, REC_LEVEL].copy(), "var": rec[:, REC_VAR].copy()}
 
 
 def close_records(rec: np.ndarray, games, state) -> np.ndarray:

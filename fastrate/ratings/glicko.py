@@ -58,6 +58,7 @@ from fastrate.ratings._common import (
     PeriodRule,
     check_positive_state,
     close_records,
+    exact_records,
     gather_block,
     open_records,
     period_games,
@@ -262,7 +263,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
-    rec = open_records(games, state, state.rating, state.rd * state.rd)
+    rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
     pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     params = _GlickoParams(Q, float(config.c) ** 2, float(config.max_rd) ** 2,
                            float(config.min_rd) ** 2)
@@ -273,7 +274,8 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     state.rd[played] = np.sqrt(rec[played, _RD2])
     return Ratings(system="glicko", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
-                   config=config, rd=state.rd, last_period=reported_last(games, state))
+                   config=config, rd=state.rd, last_period=reported_last(games, state),
+                   exact=exact_records(rec))
 
 # ----------------------------------------------------------------------------------
 # the protocol (fastrate.systems): the per-player state a continued run needs

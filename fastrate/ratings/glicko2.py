@@ -61,6 +61,7 @@ from fastrate.ratings._common import (
     REC_VOL,
     check_positive_state,
     close_records,
+    exact_records,
     open_records,
     reported_last,
 )
@@ -191,7 +192,8 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     period = games.period_or_zero()
     starts = period_starts(period)
     scale = float(config.scale)
-    rec = open_records(games, state, (state.rating - 1500.0) / scale, (state.rd / scale) ** 2)
+    rec = open_records(games, state, (state.rating - 1500.0) / scale, (state.rd / scale) ** 2,
+                       initial)
     rec[:, REC_VOL] = state.volatility
     pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
@@ -206,7 +208,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
                    games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
                    config=config, rd=state.rd, volatility=state.volatility,
                    last_period=reported_last(games, state),
-                   unconverged=np.flatnonzero(failed).astype(np.int64))
+                   unconverged=np.flatnonzero(failed).astype(np.int64), exact=exact_records(rec))
 
 # ----------------------------------------------------------------------------------
 # the protocol (fastrate.systems): the per-player state a continued run needs

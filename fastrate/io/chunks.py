@@ -1,0 +1,138 @@
+"""Reading game files chunk by chunk: inputs larger than memory.
+
+:func:`input_files` turns what the user named (a file, a folder, a glob pattern) into
+the files to read, in order; :func:`iter_tables` reads them as a sequence of Arrow
+tables of about ``chunk_rows`` rows each (Parquet: record batches; CSV, also
+compressed: the streaming reader's blocks, gathered), each with the
+:class:`~fastrate._validate.Source` that names its rows by their place in the file, so
+that an error in chunk 40 still says "row 31,200,017 (line 31,200,018 of games.csv)".
+Only the columns ``columns_of(names, file name)`` picks are read.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from fastrate._validate import Source
+from fastrate.data.game_table import release_arrow_memory
+from fastrate.errors import InputError
+from fastrate.io.tables import CSV_BLOCK_SIZE, column_names, format_of, read_table
+
+__all__ = ["input_files", "iter_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES"]
+
+#: rows per chunk by default: about 200 MB of games in memory at a time
+CHUNK_ROWS = 4_000_000
+#: the names of game files a folder is searched for (compressed CSV included)
+GAME_FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl",
+                      ".ndjson", ".csv.gz", ".csv.bz2", ".csv.zst", ".csv.lz4", ".tsv.gz")
+
+
+def input_files(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
+    """The files of ``source``, in the order to read them: a file; a folder (its game
+    files, by name: monthly files named by date sort into time order); a glob pattern
+    (``"games/2024-*.parquet"``, matches by name); or a sequence of those."""
+    if isinstance(source, (list, tuple)):
+        return [f for s in source for f in input_files(s)]
+    text = os.fspath(source)
+    p = Path(text)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir()
+                       if f.is_file() and f.name.lower().endswith(GAME_FILE_SUFFIXES)
+                       and not f.name.startswith("."))
+        if not files:
+            raise InputError(f"folder {text} holds no game files (.csv, .parquet, .json, "
+                             "also compressed .csv.gz)")
+        return files
+    if p.exists():
+        return [p]
+    if any(c in text for c in "*?["):
+        files = sorted(Path(f) for f in glob.glob(text) if Path(f).is_file())
+        if not files:
+            raise InputError(f"no files match {text}")
+        return files
+    raise InputError(f"no such file: {text}")
+
+
+def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
+                columns_of: Callable[[list[str], str], list[str]]
+                ) -> Iterator[tuple[Any, Source]]:
+    """``(table, source)`` for every chunk of ``files`` in order: tables of at most about
+    ``chunk_rows`` rows (a CSV chunk ends at a block boundary), never spanning two files;
+    ``source`` names the rows of that chunk by their place in its file."""
+    import pyarrow as pa
+
+    if chunk_rows < 1:
+        raise InputError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    for path in files:
+        fmt = format_of(path, format)
+        names = column_names(path, fmt)
+        wanted = None if names is None else columns_of(names, path.name)
+        try:
+            if fmt == "parquet":
+                yield from _parquet_chunks(path, wanted, chunk_rows)
+            elif fmt == "csv":
+                yield from _csv_chunks(path, wanted, chunk_rows)
+            else:  # JSON has no streaming reader: one chunk per file
+                yield read_table(path, fmt, columns=wanted), Source(path.name)
+        except InputError:
+            raise
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"cannot read {path} as {fmt}: {msg}") from None
+
+
+def _parquet_chunks(path: Path, columns: list[str] | None, chunk_rows: int
+                    ) -> Iterator[tuple[Any, Source]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    reader = pq.ParquetFile(path)
+    offset = 0
+    for batch in reader.iter_batches(batch_size=chunk_rows, columns=columns):
+        table = pa.Table.from_batches([batch])
+        del batch
+        yield table, Source(path.name, row_offset=offset)
+        offset += table.num_rows
+        del table
+        release_arrow_memory()
+
+
+def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int
+                ) -> Iterator[tuple[Any, Source]]:
+    import pyarrow as pa
+    from pyarrow import csv
+
+    delimiter = "\t" if ".tsv" in path.name.lower() else ","
+    reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
+                          parse_options=csv.ParseOptions(delimiter=delimiter),
+                          convert_options=csv.ConvertOptions(include_columns=columns or [],
+                                                             strings_can_be_null=True))
+    offset = 0
+    batches: list[Any] = []
+    rows = 0
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            break
+        except pa.ArrowInvalid as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise InputError(f"cannot read {path} as csv after row {offset + rows:,}: {first} "
+                             "(a column's type changes after the first block: check that "
+                             "row, or read the file whole without chunks)") from None
+        batches.append(batch)
+        rows += batch.num_rows
+        if rows >= chunk_rows:
+            table = pa.Table.from_batches(batches)
+            batches, n = [], rows
+            rows = 0
+            yield table, Source(path.name, first_line=2, row_offset=offset)
+            offset += n
+            del table
+    if batches:
+        yield pa.Table.from_batches(batches), Source(path.name, first_line=2,
+                                                     row_offset=offset)

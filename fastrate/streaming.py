@@ -1,0 +1,335 @@
+"""Rating and evaluating more games than memory holds: chunk by chunk, state carried.
+
+:func:`rate_chunks` reads the input (a file, a folder of monthly files, a glob) in
+chunks of about ``chunk_rows`` games (:mod:`fastrate.io.chunks`), rates each chunk
+continuing from the state the previous one left (``rate(chunk, initial=state)``, which
+equals the full recompute: ``tests/test_systems.py`` checks it for every system), and
+writes the per-game predictions as it goes. Memory then grows with the number of
+players, not of games. The result is the same table, to the bit, as rating the whole
+input at once:
+
+* players are numbered in order of first appearance across the whole input, as the
+  in-memory reader does (one growing index; each chunk's new names are appended);
+* a system that updates once per rating period (Glicko, Glicko-2, Elo with
+  ``update="period"``, elom) never sees a period cut in two: the games of a chunk's last
+  period wait for the next chunk;
+* the input must be in time order (what the in-memory reader would sort is refused,
+  naming the first row out of order and its file);
+* :func:`evaluate_chunks` adds each chunk's scores to running sums
+  (:class:`fastrate.metrics.ScoreSums`) that the in-memory evaluation uses too.
+
+Progress (games per second and an ETA by chunk) goes to ``progress``, a callable given
+``(games done, games expected or None, seconds)`` after every chunk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from fastrate._validate import numpy_to_arrow
+from fastrate.data import Games, Ratings
+from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
+from fastrate.data.game_table import game_layout
+from fastrate.data.players import PlayerIndex
+from fastrate.errors import ConfigError, InputError
+from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables
+from fastrate.io.tables import games_from_table
+from fastrate.metrics import ScoreSums, check_draws
+from fastrate.systems import SystemSpec
+
+__all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "CHUNK_ROWS", "count_rows"]
+
+#: per-game arrays of :class:`Games` that a chunk carries over (the rest is per chunk)
+_GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral")
+
+
+class _GrowingIndex:
+    """The players seen so far, in order of first appearance, in one append-only buffer
+    (so that every chunk's :class:`PlayerIndex` is a view that extends the last)."""
+
+    def __init__(self) -> None:
+        self.names: np.ndarray | None = None
+        self.n = 0
+
+    def add(self, local: PlayerIndex, where: str) -> tuple[PlayerIndex, np.ndarray]:
+        """Append ``local``'s new names; return the grown index and ``local``'s ids in it."""
+        import pyarrow.compute as pc
+
+        names = local.names
+        k = names.shape[0]
+        if self.names is None:
+            kind = np.int64 if names.dtype.kind in "iu" else object
+            self.names = np.empty(max(2 * k, 1024), dtype=kind)
+        elif (self.names.dtype == object) != (names.dtype.kind not in "iu"):
+            raise InputError(f"player names change type at {where}: integer ids before, "
+                             f"{'text' if names.dtype.kind not in 'iu' else 'integers'} now; "
+                             "make the player columns one type in every file")
+        if self.n:
+            found = pc.index_in(numpy_to_arrow(names),
+                                value_set=numpy_to_arrow(self.names[:self.n]))
+            mapping = np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False),
+                                 dtype=np.int64)
+        else:
+            mapping = np.full(k, -1, dtype=np.int64)
+        new = mapping < 0
+        m = int(new.sum())
+        if self.n + m > self.names.shape[0]:
+            grown = np.empty(max(2 * self.names.shape[0], self.n + m), dtype=self.names.dtype)
+            grown[:self.n] = self.names[:self.n]
+            self.names = grown
+        self.names[self.n:self.n + m] = names[new]
+        mapping[new] = np.arange(self.n, self.n + m, dtype=np.int64)
+        self.n += m
+        return PlayerIndex(self.names[:self.n]), mapping
+
+
+def _time_key(games: Games) -> np.ndarray | None:
+    return games.time if games.time is not None else games.period
+
+
+def _check_order(games: Games, last: Any) -> Any:
+    """Refuse a chunk whose games are not in time order (within it, or after the
+    previous chunk's last game ``last``); return its last time (or ``last``)."""
+    key = _time_key(games)
+    if key is None or key.shape[0] == 0:
+        return last
+    if last is not None and key[0] < last:
+        raise InputError(f"games out of time order at {games.source.where(0)}: it is before "
+                         "the previous chunk's last game; sort the input by time (the "
+                         "in-memory run sorts, chunks cannot), or rate it without chunks")
+    back = np.flatnonzero(key[1:] < key[:-1])
+    if back.shape[0]:
+        i = int(back[0]) + 1
+        raise InputError(f"games out of time order at {games.source.where(i)}: it is before "
+                         "the row above; sort the input by time, or rate it without chunks")
+    return key[-1]
+
+
+def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,
+                **columns: Any) -> Iterator[Games]:
+    """The games of ``source`` (a file, folder, glob or list of them; see
+    :func:`fastrate.io.chunks.input_files`) as a sequence of :class:`Games` of about
+    ``chunk_rows`` games, in time order, every chunk's players a view of one growing
+    index in order of first appearance (ids are global). ``columns``: the column
+    options of :func:`fastrate.read_games` (``white=``, ``period="month"`` ...).
+    Period labels must be numbers or come from a time column (text labels are ranked
+    over the whole input, which a chunk cannot know)."""
+    layout = {k: v for k, v in columns.items() if k not in ("time_format", "drop_self_play")}
+    players = _GrowingIndex()
+    last = None
+    for table, src in iter_tables(input_files(source), format, chunk_rows,
+                                  lambda names, where: game_layout(names, where,
+                                                                   **layout).columns()):
+        if table.num_rows == 0:
+            continue
+        games = games_from_table(table, sort=False, source=src, **columns)
+        del table
+        if games.period_labels is not None:
+            raise InputError(f"period labels of {src.name} are text; chunks need numbers "
+                             "(e.g. a season year) or a time column with a period length "
+                             "(--period month)")
+        last = _check_order(games, last)
+        index, mapping = players.add(games.players, games.source.where(0))
+        yield games.with_players(index, mapping)
+
+
+def _join(a: Games | None, b: Games) -> Games:
+    """The games of ``a`` then ``b`` (``b``'s index extends ``a``'s)."""
+    if a is None or a.n_games == 0:
+        return b
+    parts: dict[str, Any] = {}
+    for name in _GAME_ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        if (x is None) != (y is None):
+            raise InputError(f"the chunks' columns differ: '{name}' is missing from some "
+                             f"(at {b.source.where(0)})")
+        parts[name] = None if x is None else np.concatenate([x, y])
+    return dataclasses.replace(b, **parts)
+
+
+def _split(games: Games, at: int) -> tuple[Games, Games]:
+    """Games ``[:at]`` and ``[at:]``."""
+    def part(sl: slice) -> Games:
+        return dataclasses.replace(games, **{
+            name: None if getattr(games, name) is None else getattr(games, name)[sl]
+            for name in _GAME_ARRAYS})
+    return part(slice(0, at)), part(slice(at, None))
+
+
+def _whole_periods(spec: SystemSpec) -> bool:
+    """Whether ``spec`` updates once per rating period (so a period must not be cut)."""
+    return spec.system.period_based or getattr(spec.config, "update", None) == "period"
+
+
+def _rate(spec: SystemSpec, games: Games, initial: Any, predictions: bool) -> Ratings:
+    """Rate one chunk, without per-game outputs when not wanted and the system can."""
+    rate = spec.system.module.rate
+    if not predictions and "predictions" in inspect.signature(rate).parameters:
+        return rate(games, spec.config, initial=initial, predictions=False)
+    return spec.system.rate(games, spec.config, initial=initial)
+
+
+def _ready_games(spec: SystemSpec, chunks: Iterator[Games]) -> Iterator[Games]:
+    """The chunks as the system may rate them: for a period-based system, every chunk
+    without its last period, which goes in front of the next chunk."""
+    whole = _whole_periods(spec)
+    held: Games | None = None
+    for games in chunks:
+        games = _join(held, games)
+        held = None
+        if whole:
+            if games.period is None:
+                raise ConfigError(f"{spec.label} updates once per rating period: give the "
+                                  "games a period (e.g. --period month) to rate them in "
+                                  "chunks")
+            cut = int(np.searchsorted(games.period, games.period[-1], side="left"))
+            if cut == 0:
+                held = games  # one period so far: wait for its end
+                continue
+            games, held = _split(games, cut)
+        yield games
+    if held is not None and held.n_games:
+        yield held
+
+
+def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROWS,
+                format: str | None = None, initial: Any = None,
+                on_predictions: Callable[[np.ndarray], None] | None = None,
+                progress: Callable[[int, int | None, float], None] | None = None,
+                **columns: Any) -> Ratings:
+    """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
+    string, ``(name, config)`` or config object); return the final :class:`Ratings`
+    (``predictions`` None: they went to ``on_predictions``, called with each rated
+    part's predictions in input order, when given).
+
+    >>> import fastrate, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "games.csv")
+    >>> _ = open(path, "w").write("white,black,score\\na,b,1\\nb,c,0.5\\nc,a,0\\n")
+    >>> r = rate_chunks(path, "elo", chunk_rows=2)
+    >>> r.rating.round(2).tolist() == fastrate.elo.rate(fastrate.read_games(path)).rating.round(2).tolist()
+    True
+    """
+    spec = SystemSpec.of(system)
+    _check_streamable(spec)
+    want = on_predictions is not None
+    state = initial
+    done, start = 0, time.perf_counter()
+    expected = count_rows(source, format) if progress is not None else None
+    for games in _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
+                                                **columns)):
+        state = _rate(spec, games, state, want)
+        if want:
+            on_predictions(state.predictions)
+        state = dataclasses.replace(state, predictions=None)
+        done += games.n_games
+        if progress is not None:
+            progress(done, expected, time.perf_counter() - start)
+    if state is None:
+        raise InputError(f"no games in {_name(source)}")
+    return state
+
+
+def _name(source: Any) -> str:
+    if isinstance(source, (list, tuple)):
+        return ", ".join(os.fspath(s) for s in source)
+    return os.fspath(source)
+
+
+def _check_streamable(spec: SystemSpec) -> None:
+    if spec.system.data != "games" or spec.system.batch:
+        raise ConfigError(f"{spec.label} cannot rate in chunks: only online systems that "
+                          "rate two-player games can (read the input whole instead)")
+
+
+def count_rows(source: Any, format: str | None = None) -> int | None:
+    """The number of rows of ``source`` when its files say so cheaply (Parquet
+    metadata), else None (for a progress bar's total)."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for path in input_files(source):
+        if not str(path).lower().endswith((".parquet", ".pq")) and format != "parquet":
+            return None
+        total += pq.ParquetFile(path).metadata.num_rows
+    return total
+
+
+class _BurnIn:
+    """The burn-in mask of games arriving in chunks: the games of the first ``k``
+    distinct rating periods that hold games are not scored (as
+    :func:`fastrate.data.evaluation.burn_in_mask` on the whole input)."""
+
+    def __init__(self, k: int):
+        self.k = k
+        self.seen = 0  # distinct periods before the current chunk
+        self.last: int | None = None
+
+    def mask(self, games: Games) -> np.ndarray | None:
+        if self.k == 0:
+            return None
+        if games.period is None:
+            raise InputError(f"a burn-in of {self.k} period(s) needs games with rating "
+                             "periods: give them a period (--period)")
+        p = games.period
+        new_run = np.empty(p.shape[0], dtype=np.bool_)
+        new_run[1:] = p[1:] != p[:-1]
+        new_run[0] = self.last is None or p[0] != self.last
+        ordinal = self.seen - 1 + np.cumsum(new_run)  # 0-based distinct period
+        self.seen = int(ordinal[-1]) + 1
+        self.last = int(p[-1])
+        return ordinal >= self.k
+
+
+def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int = 0,
+                    draws: str = "exclude", bins: int = 10, chunk_rows: int = CHUNK_ROWS,
+                    format: str | None = None,
+                    progress: Callable[[int, int | None, float], None] | None = None,
+                    **columns: Any) -> Evaluation:
+    """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
+    :class:`~fastrate.data.Evaluation` as :func:`fastrate.evaluate.evaluate` on the
+    whole input (same bits), scores added to running sums
+    (:class:`fastrate.metrics.ScoreSums`) as the chunks go. The input is read once per
+    system."""
+    check_draws(draws)
+    k = check_burn_in(burn_in)
+    specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
+                                         else systems)]
+    if not specs:
+        raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
+    for spec in specs:
+        _check_streamable(spec)
+    labels = unique_labels([s.label for s in specs])
+    rows, tables, ratings = [], {}, {}
+    expected = count_rows(source, format) if progress is not None else None
+    n_games = 0
+    for spec, label in zip(specs, labels):
+        acc = ScoreSums(bins)
+        burn = _BurnIn(k)
+        state = None
+        done, start = 0, time.perf_counter()
+        for games in _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows,
+                                                    format=format, **columns)):
+            state = _rate(spec, games, state, True)
+            acc.add(state.predictions, games.score, mask=burn.mask(games))
+            state = dataclasses.replace(state, predictions=None)
+            done += games.n_games
+            if progress is not None:
+                progress(done, expected, time.perf_counter() - start)
+        if state is None:
+            raise InputError(f"no games in {_name(source)}")
+        row = acc.summary(draws)
+        if row["n"] == 0:
+            raise InputError(f"a burn-in of {k} period(s) leaves no games to score: the "
+                             f"games span {burn.seen} period(s); use a smaller burn_in")
+        rows.append({"system": label, **row})
+        tables[label] = acc.calibration()
+        ratings[label] = state
+        n_games = done
+    return Evaluation(rows, tables, n_games, k, draws, ratings)
