@@ -249,7 +249,8 @@ def chronological_order(time: np.ndarray | None, period: np.ndarray | None, *, s
             i = int(np.argmax(back)) + 1
             col = "time" if time is not None else "period"
             raise fail_at(col, f"must be nondecreasing ({what} in chronological order)",
-                          key, i, source, "sort the input or pass sort=True")
+                          key, i, source, "sort the input by time, or pass sort=True "
+                          "(which sorts the whole input in memory)")
         order = np.argsort(keyv, kind="stable").astype(np.int64)
     if time is not None and period is not None:
         pk = period if order is None else period[order]

@@ -1,0 +1,171 @@
+"""Rating and evaluating chunk by chunk (issue 10): the same bits as the in-memory run
+for every online system, at chunk sizes that cut through periods and through players'
+runs of games; input out of time order refused; memory bounded by the chunk."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import fastrate
+from fastrate import streaming
+from fastrate.errors import ConfigError, InputError
+from fastrate.evaluate import evaluate
+from fastrate.systems import SystemSpec
+
+#: every online system that rates two-player games, with options that use periods,
+#: margins and weights
+SPECS = ["elo", "elo:k=20,advantage=30,cap=400", "elo:update=period", "elo:regression=0.3",
+         "elo:k_schedule=fide", "elo:margin=fte_nfl", "glicko", "glicko2", "glicko2:tau=0.3",
+         "fibs"]
+
+
+def _table(n: int = 3000, n_players: int = 120, seed: int = 0) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    white = rng.integers(0, n_players, n)
+    black = (white + rng.integers(1, n_players, n)) % n_players
+    score = rng.choice([0.0, 1.0], n)  # FIBS rates matches: no draws
+    margin = np.where(score == 1.0, 1.0, -1.0) * rng.integers(1, 20, n)
+    return pa.table({"white": [f"p{x}" for x in white], "black": [f"p{x}" for x in black],
+                     "score": score, "season": np.sort(rng.integers(2000, 2012, n)),
+                     "margin": margin, "weight": rng.integers(1, 6, n).astype(float)})
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("stream")
+    table = _table()
+    out = {"parquet": d / "games.parquet", "csv_gz": d / "games.csv.gz"}
+    pq.write_table(table, out["parquet"], row_group_size=500)
+    with gzip.open(out["csv_gz"], "wb") as fh:
+        pacsv.write_csv(table, fh)
+    folder = d / "monthly"
+    folder.mkdir()
+    for i, lo in enumerate(range(0, table.num_rows, 1000)):
+        pq.write_table(table.slice(lo, 1000), folder / f"2024-{i + 1:02d}.parquet")
+    out["folder"] = folder
+    return out
+
+
+COLUMNS = {"period": "season", "margin": "margin", "weight": "weight"}
+
+
+def _full(spec: str, path) -> fastrate.Ratings:
+    return SystemSpec.parse(spec).rate(fastrate.read_games(path, **COLUMNS))
+
+
+def _assert_same(a: fastrate.Ratings, b: fastrate.Ratings) -> None:
+    assert list(a.columns()) == list(b.columns())
+    for name, col in a.columns().items():
+        assert col.dtype == b.columns()[name].dtype, name
+        assert col.tolist() == b.columns()[name].tolist(), name
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("chunk_rows", [1, 7, 333, 100_000])
+def test_chunked_rating_is_the_in_memory_run_to_the_bit(files, spec, chunk_rows):
+    full = _full(spec, files["parquet"])
+    _assert_same(full, streaming.rate_chunks(files["parquet"], spec, chunk_rows=chunk_rows,
+                                             **COLUMNS))
+
+
+@pytest.mark.parametrize("source", ["csv_gz", "folder", "glob"])
+def test_csv_folders_and_globs_stream_in_order(files, source):
+    path = os.path.join(files["folder"], "2024-*.parquet") if source == "glob" \
+        else files[source]
+    full = _full("glicko2", files["parquet"])
+    _assert_same(full, streaming.rate_chunks(path, "glicko2", chunk_rows=400, **COLUMNS))
+
+
+def test_predictions_go_out_as_the_chunks_go(files):
+    full = _full("elo", files["parquet"])
+    parts = []
+    r = streaming.rate_chunks(files["parquet"], "elo", chunk_rows=250,
+                              on_predictions=parts.append, **COLUMNS)
+    assert r.predictions is None
+    assert max(p.shape[0] for p in parts) <= 250
+    assert np.concatenate(parts).tolist() == full.predictions.tolist()
+
+
+@pytest.mark.parametrize("burn_in", [0, 3])
+@pytest.mark.parametrize("chunk_rows", [5, 777])
+def test_chunked_evaluation_is_the_in_memory_one_to_the_bit(files, burn_in, chunk_rows):
+    systems = ["elo", "glicko", "glicko2:tau=0.3"]
+    whole = evaluate(fastrate.read_games(files["parquet"], **COLUMNS), systems,
+                     burn_in=burn_in)
+    chunked = streaming.evaluate_chunks(files["parquet"], systems, burn_in=burn_in,
+                                        chunk_rows=chunk_rows, **COLUMNS)
+    assert whole.rows == chunked.rows
+    for label in whole.calibration:
+        for k, v in whole.calibration[label].items():
+            assert np.array_equal(v, chunked.calibration[label][k], equal_nan=True), k
+
+
+def test_memory_is_bounded_by_the_chunk(files, monkeypatch):
+    """The largest block of games ever rated at once: the chunk for a game-by-game
+    system; the chunk plus at most one period for a period-based one."""
+    held = []
+    rate = streaming._rate
+
+    def noting(spec, games, initial, predictions):
+        held.append(games.n_games)
+        return rate(spec, games, initial, predictions)
+
+    monkeypatch.setattr(streaming, "_rate", noting)
+    streaming.rate_chunks(files["parquet"], "elo", chunk_rows=50, **COLUMNS)
+    assert max(held) == 50 and len(held) == 60
+    held.clear()
+    streaming.rate_chunks(files["parquet"], "glicko", chunk_rows=50, **COLUMNS)
+    season = _table().column("season").to_numpy()
+    largest_period = int(np.max(np.unique(season, return_counts=True)[1]))
+    assert max(held) <= 50 + largest_period
+    assert sum(held) == 3000
+
+
+def _write(path, rows):
+    pacsv.write_csv(pa.table(rows), path)
+
+
+def test_out_of_order_input_is_refused_naming_the_row_and_file(tmp_path):
+    p = tmp_path / "late.csv"
+    _write(p, {"white": ["a", "b", "c", "a"], "black": ["b", "c", "a", "c"],
+               "score": [1.0, 0.0, 0.5, 1.0], "date": ["2024-01-01", "2024-01-03",
+                                                       "2024-01-02", "2024-01-04"]})
+    for chunk_rows in (2, 10):  # across chunks and within one
+        with pytest.raises(InputError, match=r"order.* row 3 \(line 4 of late.csv\)"):
+            streaming.rate_chunks(p, "elo", chunk_rows=chunk_rows)
+    q = tmp_path / "b"
+    q.mkdir()
+    _write(q / "1.csv", {"white": ["a"], "black": ["b"], "score": [1.0], "season": [2020]})
+    _write(q / "2.csv", {"white": ["a"], "black": ["b"], "score": [1.0], "season": [2019]})
+    with pytest.raises(InputError, match=r"row 1 \(line 2 of 2.csv\)"):
+        streaming.rate_chunks(q, "elo", period="season")
+
+
+def test_what_cannot_stream_is_refused_clearly(files, tmp_path):
+    with pytest.raises(ConfigError, match="trueskill cannot rate in chunks"):
+        streaming.rate_chunks(files["parquet"], "trueskill")
+    with pytest.raises(ConfigError, match="give the games a period"):
+        streaming.rate_chunks(files["parquet"], "glicko", chunk_rows=100)
+    p = tmp_path / "labels.csv"
+    _write(p, {"white": ["a", "b"], "black": ["b", "a"], "score": [1.0, 0.0],
+               "season": ["autumn", "spring"]})
+    with pytest.raises(InputError, match="period labels of labels.csv are text"):
+        streaming.rate_chunks(p, "elo", period="season")
+    with pytest.raises(InputError, match="no such file"):
+        streaming.rate_chunks(tmp_path / "nothing.csv", "elo")
+    with pytest.raises(InputError, match="no files match"):
+        streaming.rate_chunks(str(tmp_path / "x-*.csv"), "elo")
+
+
+def test_progress_reports_games_done_and_the_total(files):
+    seen = []
+    streaming.rate_chunks(files["parquet"], "elo", chunk_rows=1000,
+                          progress=lambda done, total, s: seen.append((done, total)), **COLUMNS)
+    assert seen == [(1000, 3000), (2000, 3000), (3000, 3000)]
