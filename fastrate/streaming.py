@@ -113,31 +113,65 @@ def _check_order(games: Games, last: Any) -> Any:
 
 
 def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,
-                **columns: Any) -> Iterator[Games]:
+                timings: dict[str, float] | None = None, **columns: Any) -> Iterator[Games]:
     """The games of ``source`` (a file, folder, glob or list of them; see
     :func:`fastrate.io.chunks.input_files`) as a sequence of :class:`Games` of about
     ``chunk_rows`` games, in time order, every chunk's players a view of one growing
     index in order of first appearance (ids are global). ``columns``: the column
     options of :func:`fastrate.read_games` (``white=``, ``period="month"`` ...).
     Period labels must be numbers or come from a time column (text labels are ranked
-    over the whole input, which a chunk cannot know)."""
+    over the whole input, which a chunk cannot know). ``timings``: seconds spent reading
+    (``read``), building the games (``build``: parsing, checks, interning) and numbering
+    the players globally (``players``) are added to it."""
     layout = {k: v for k, v in columns.items() if k not in ("time_format", "drop_self_play")}
     players = _GrowingIndex()
     last = None
-    for table, src in iter_tables(input_files(source), format, chunk_rows,
-                                  lambda names, where: game_layout(names, where,
-                                                                   **layout).columns()):
+    clock = _Clock(timings)
+    tables = iter_tables(input_files(source), format, chunk_rows,
+                         lambda names, where: game_layout(names, where, **layout).columns())
+    while True:
+        with clock("read"):
+            item = next(tables, None)
+        if item is None:
+            return
+        table, src = item
+        del item
         if table.num_rows == 0:
             continue
-        games = games_from_table(table, sort=False, source=src, **columns)
-        del table
-        if games.period_labels is not None:
-            raise InputError(f"period labels of {src.name} are text; chunks need numbers "
-                             "(e.g. a season year) or a time column with a period length "
-                             "(--period month)")
-        last = _check_order(games, last)
-        index, mapping = players.add(games.players, games.source.where(0))
-        yield games.with_players(index, mapping)
+        with clock("build"):
+            games = games_from_table(table, sort=False, source=src, **columns)
+            del table
+            if games.period_labels is not None:
+                raise InputError(f"period labels of {src.name} are text; chunks need "
+                                 "numbers (e.g. a season year) or a time column with a "
+                                 "period length (--period month)")
+            last = _check_order(games, last)
+        with clock("players"):
+            index, mapping = players.add(games.players, games.source.where(0))
+            games = games.with_players(index, mapping)
+        yield games
+
+
+class _Clock:
+    """``with clock("stage"):`` adds the seconds spent to ``timings["stage"]`` (nothing
+    when ``timings`` is None)."""
+
+    def __init__(self, timings: dict[str, float] | None):
+        self.timings = timings
+        self.stage = ""
+        self.t0 = 0.0
+
+    def __call__(self, stage: str) -> _Clock:
+        self.stage = stage
+        return self
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.timings is not None:
+            self.timings[self.stage] = (self.timings.get(self.stage, 0.0)
+                                        + time.perf_counter() - self.t0)
 
 
 def _join(a: Games | None, b: Games) -> Games:
@@ -203,11 +237,12 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
                 format: str | None = None, initial: Any = None,
                 on_predictions: Callable[[np.ndarray], None] | None = None,
                 progress: Callable[[int, int | None, float], None] | None = None,
-                **columns: Any) -> Ratings:
+                timings: dict[str, float] | None = None, **columns: Any) -> Ratings:
     """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
     string, ``(name, config)`` or config object); return the final :class:`Ratings`
     (``predictions`` None: they went to ``on_predictions``, called with each rated
-    part's predictions in input order, when given).
+    part's predictions in input order, when given). ``timings``: seconds by stage
+    (``read``, ``build``, ``players``, ``rate``) are added to it.
 
     >>> import fastrate, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "games.csv")
@@ -222,9 +257,11 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     state = initial
     done, start = 0, time.perf_counter()
     expected = count_rows(source, format) if progress is not None else None
+    clock = _Clock(timings)
     for games in _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
-                                                **columns)):
-        state = _rate(spec, games, state, want)
+                                                timings=timings, **columns)):
+        with clock("rate"):
+            state = _rate(spec, games, state, want)
         if want:
             on_predictions(state.predictions)
         state = dataclasses.replace(state, predictions=None)
