@@ -169,3 +169,52 @@ def test_progress_reports_games_done_and_the_total(files):
     streaming.rate_chunks(files["parquet"], "elo", chunk_rows=1000,
                           progress=lambda done, total, s: seen.append((done, total)), **COLUMNS)
     assert seen == [(1000, 3000), (2000, 3000), (3000, 3000)]
+
+
+# ----------------------------------------------------------------------------------
+# the command line
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_cli_rates_a_folder_in_chunks_like_the_whole_file(files, tmp_path):
+    whole, chunked = tmp_path / "whole.csv", tmp_path / "chunked.csv"
+    pw, pc = tmp_path / "pw.csv", tmp_path / "pc.parquet"
+    opts = ["--period", "season", "-s", "glicko2", "--top", "0"]
+    r1 = _cli("rate", files["parquet"], "--chunk-rows", 0, *opts, "-o", whole,
+              "--predictions", pw)
+    r2 = _cli("rate", files["folder"], *opts, "-o", chunked, "--predictions", pc)
+    assert r1.exit_code == 0 and r2.exit_code == 0, r1.output + r2.output
+    assert whole.read_text() == chunked.read_text()
+    a = pacsv.read_csv(pw)
+    b = pq.read_table(pc)
+    assert a.column("row").to_pylist() == b.column("row").to_pylist() == list(range(1, 3001))
+    assert a.column("expected_score").to_pylist() == b.column("expected_score").to_pylist()
+    r3 = _cli("rate", files["parquet"], "--chunk-rows", 250, *opts, "-o", chunked)
+    assert r3.exit_code == 0 and whole.read_text() == chunked.read_text()
+
+
+def test_cli_evaluates_in_chunks_like_the_whole_file(files):
+    opts = ["--period", "season", "--burn-in", 2, "-s", "elo", "-s", "glicko", "--format",
+            "csv"]
+    whole = _cli("evaluate", files["parquet"], "--chunk-rows", 0, *opts)
+    chunked = _cli("evaluate", files["folder"], "--chunk-rows", 300, *opts)
+    assert whole.exit_code == 0 and chunked.exit_code == 0
+    assert whole.stdout == chunked.stdout
+
+
+def test_cli_refuses_what_cannot_go_in_chunks(files, tmp_path):
+    r = _cli("rate", files["folder"], "-s", "trueskill")
+    assert r.exit_code == 1
+    assert "cannot rate in chunks" in r.output and "Traceback" not in r.output
+    r = _cli("rate", files["parquet"], "--chunk-rows", 10, "--resets", files["parquet"])
+    assert r.exit_code == 1 and "--resets needs the whole input" in r.output
+    r = _cli("evaluate", files["parquet"], "--chunk-rows", 10, "-s", "bradley_terry",
+             "--period", "season")
+    assert r.exit_code == 1 and "bradley_terry cannot rate in chunks" in r.output

@@ -157,6 +157,34 @@ class Progress:
             self.bar.close()
 
 
+class GameProgress:
+    """Games done on stderr (tqdm: games per second and an ETA when the total is known),
+    updated by chunk: the ``progress`` callback of :mod:`fastrate.streaming`."""
+
+    def __init__(self, enabled: bool | None, what: str = "rating"):
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self.bar = None
+        self.done = 0
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=None, desc=what, unit=" games", unit_scale=True,
+                            file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def __call__(self, done: int, total: int | None, seconds: float) -> None:
+        self.done = done
+        if self.bar is None:
+            return
+        if total is not None and self.bar.total is None:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def format_table(columns: dict[str, Any], n: int, title: str) -> str:
     """A readable fixed-width table of the first n rows (columns already sorted)."""
     import numpy as np

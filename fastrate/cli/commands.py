@@ -3,12 +3,14 @@ computing happens in the public API."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import click
 
 from fastrate.cli._common import (
     FORMATS,
+    GameProgress,
     Progress,
     column_kwargs,
     emit,
@@ -16,6 +18,7 @@ from fastrate.cli._common import (
     input_options,
     load_games,
     output_options,
+    split_columns,
 )
 
 #: --example choices: the bundled data sets (fastrate.datasets.EXAMPLES)
@@ -49,8 +52,49 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
     return example in MATCH_EXAMPLES or any(systems.get(n).data == "matches" for n in names)
 
 
+CHUNK_OPTION = click.option(
+    "--chunk-rows", type=click.IntRange(min=0), default=None, metavar="N",
+    help="Read FILE N games at a time, the ratings carried from chunk to chunk (memory "
+    "grows with the players, not the games; the same results); 0: read it whole. "
+    "Default: in chunks of 4,000,000 for a folder, a glob pattern or a file of 256 MB or "
+    "more, when every system rates games one by one.")
+
+
+def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, specs: list,
+                needs_whole: str | None = None) -> int | None:
+    """Rows per chunk for a chunked run of FILE, or None to read it whole (see
+    --chunk-rows)."""
+    from pathlib import Path
+
+    from fastrate.errors import ConfigError, InputError
+    from fastrate.io.chunks import CHUNK_ROWS, STREAM_MIN_BYTES, is_many
+
+    if example is not None or file is None or chunk_rows == 0:
+        return None
+    many = is_many(file)
+    blocked = next((f"{s.label} cannot rate in chunks (it needs the whole input)"
+                    for s in specs if s.system.data != "games" or s.system.batch), None)
+    blocked = blocked or (f"{needs_whole} needs the whole input" if needs_whole else None)
+    if chunk_rows is None:
+        if not many:
+            p = Path(file)
+            name = p.name.lower()
+            if (not p.exists() or name.removesuffix(".gz").endswith((".pgn", ".json"))
+                    or p.stat().st_size < STREAM_MIN_BYTES):
+                return None
+        if blocked is not None:
+            if many:
+                raise InputError(f"{file} is read chunk by chunk (a folder or pattern), but "
+                                 f"{blocked}")
+            return None
+        return CHUNK_ROWS
+    if blocked is not None:
+        raise ConfigError(f"--chunk-rows: {blocked}; drop --chunk-rows")
+    return chunk_rows
+
+
 @click.command("rate")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Rate a bundled data set "
               "instead of FILE (football: 49,520 international matches, CC0; f1: 1,160 "
               "Formula 1 races, drivers; f1_teams: constructors as teams of their drivers; "
@@ -70,10 +114,11 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
               "pre-game expected score (input order) to this file.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
+@CHUNK_OPTION
 @input_options
 @output_options
-def rate_command(file, example, system, initial, resets, predictions, top, input_format,
-                 output, fmt, progress, **kw) -> None:
+def rate_command(file, example, system, initial, resets, predictions, top, chunk_rows,
+                 input_format, output, fmt, progress, **kw) -> None:
     """Rate the games (or matches) in FILE and print or write the ratings.
 
     Two-player games: one row per game. Team and free-for-all matches (trueskill,
@@ -88,17 +133,26 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
       fastrate rate new_games.csv --initial ratings.csv -o ratings2.csv
       fastrate rate --example f1 --system weng-lin --top 10
       fastrate rate results.csv --system trueskill --unranked last -o ratings.csv
+      fastrate rate games/ --period month -o ratings.parquet     (a folder of monthly files)
     """
     columns = column_kwargs(kw)
+    from fastrate.systems import SystemSpec
+
+    spec = system or _example_system(example)
+    parsed = SystemSpec.parse(spec)
+    as_matches = _rates_matches(example, [parsed.name])
+    chunks = _chunk_rows(file, example, chunk_rows, [parsed],
+                         "--resets" if resets is not None else
+                         "a matches file" if as_matches else None)
+    if chunks is not None:
+        _rate_in_chunks(file, parsed, chunks, initial, predictions, top, input_format,
+                        output, fmt, progress, columns)
+        return
     bar = Progress(["reading", "rating", "writing"], progress)
     try:
         from fastrate.io.tables import read_ratings
-        from fastrate.systems import SystemSpec
 
-        spec = system or _example_system(example)
-        parsed = SystemSpec.parse(spec)
         name, config = parsed.name, parsed.config
-        as_matches = _rates_matches(example, [name])
         if not as_matches:
             parsed.system.require_data("games", f"use 'fastrate {name.split('_')[0]} rate'")
         module = parsed.module
@@ -124,6 +178,8 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
 
                 raise InputError("--resets works with the elo system only")
             kwargs["resets"] = read_ratings(resets)
+        if predictions is None and "predictions" in inspect.signature(module.rate).parameters:
+            kwargs["predictions"] = False  # final ratings only: the fastest path
         ratings = module.rate(games, config, **kwargs)
         bar.step()
         table = ratings.to_arrow(sort=True)
@@ -142,20 +198,64 @@ def rate_command(file, example, system, initial, resets, predictions, top, input
         bar.step()
     finally:
         bar.close()
+    what = (f"{games.n_matches:,} matches" if hasattr(games, "n_matches")
+            else f"{games.n_games:,} games")
+    _print_ratings(ratings, spec, what, f"--example {example}" if example else file, top,
+                   output, fmt)
+
+
+def _print_ratings(ratings, spec: str, what: str, src: str, top: int, output, fmt) -> None:
+    """The readable top of the table (to stdout, or stderr when the table itself goes to
+    stdout) and the note of what was written."""
     if output is not None or fmt is None:
         cols = {k: v for k, v in ratings.columns().items() if k != "last_period"}
         order = ratings.ranking()
         cols = {k: v[order] for k, v in cols.items()}
-        src = f"--example {example}" if example else file
-        what = (f"{games.n_matches:,} matches" if hasattr(games, "n_matches")
-                else f"{games.n_games:,} games")
         title = (f"{spec}: {what}, {len(ratings):,} players ({src}); "
                  f"top {min(top, len(ratings))}")
-        stream_err = output is None and fmt is not None
         if top > 0:
-            click.echo(format_table(cols, top, title), err=stream_err)
+            click.echo(format_table(cols, top, title), err=output is None and fmt is not None)
         if output is not None:
             click.echo(f"wrote {len(ratings):,} ratings to {output}", err=True)
+
+
+def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_format, output,
+                    fmt, progress, columns) -> None:
+    """``fastrate rate`` chunk by chunk (:func:`fastrate.streaming.rate_chunks`): the
+    predictions written as they come, progress by chunk."""
+    import contextlib
+
+    import numpy as np
+    import pyarrow as pa
+
+    from fastrate.io.tables import read_ratings, table_writer
+    from fastrate.streaming import rate_chunks
+
+    columns = split_columns(columns, False)
+    bar = GameProgress(progress)
+    rows = [0]
+    try:
+        with contextlib.ExitStack() as stack:
+            on_predictions = None
+            if predictions is not None:
+                write = stack.enter_context(table_writer(predictions))
+
+                def on_predictions(pred: np.ndarray) -> None:
+                    start = rows[0]
+                    rows[0] += pred.shape[0]
+                    write(pa.table({"row": pa.array(np.arange(start + 1, rows[0] + 1)),
+                                    "expected_score": pred}))
+
+            ratings = rate_chunks(
+                file, spec, chunk_rows=chunk_rows, format=input_format,
+                initial=read_ratings(initial) if initial is not None else None,
+                on_predictions=on_predictions, progress=bar, **columns)
+        if output is not None or fmt is not None:
+            emit(ratings.to_arrow(sort=True), output, fmt)
+    finally:
+        bar.close()
+    _print_ratings(ratings, spec.label, f"{bar.done:,} games in chunks of {chunk_rows:,}",
+                   file, top, output, fmt)
 
 
 def _team_predictions(matches, ratings):
@@ -179,7 +279,7 @@ def _team_predictions(matches, ratings):
 
 
 @click.command("evaluate")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("file", required=False, type=click.Path())
 @click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Evaluate on a bundled "
               "data set instead of FILE.")
 @click.option("-s", "--system", "systems", multiple=True, metavar="SPEC",
@@ -193,10 +293,11 @@ def _team_predictions(matches, ratings):
               show_default=True, help="Accuracy: leave draws out, or count a draw as half.")
 @click.option("--calibration", is_flag=True, help="Also print each system's calibration "
               "table (deciles).")
+@CHUNK_OPTION
 @input_options
 @output_options
-def evaluate_command(file, example, systems, burn_in, draws, calibration, input_format, output,
-                     fmt, progress, **kw) -> None:
+def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_rows,
+                     input_format, output, fmt, progress, **kw) -> None:
     """Compare rating systems on FILE by walk-forward prediction.
 
     Every system predicts each game from the ratings before it; the table gives log loss,
@@ -218,19 +319,33 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, input_
     default = (["trueskill", "weng_lin", "pairwise_elo"] if example in MATCH_EXAMPLES
                else ["elo", "glicko", "glicko2"])
     specs = list(systems) or default
-    bar = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
-    try:
-        from fastrate.systems import parse_system
+    from fastrate.systems import SystemSpec
 
-        names = [parse_system(s)[0] for s in specs]
-        games = load_games(file, example, input_format, columns,
-                            matches=_rates_matches(example, names))
-        _warn_single_period(games, names)
-        bar.step()
-        result = evaluate(games, specs, burn_in=burn_in, draws=draws,
-                          on_system=lambda *_: bar.step())
-    finally:
-        bar.close()
+    parsed = [SystemSpec.parse(s) for s in specs]
+    names = [p.name for p in parsed]
+    as_matches = _rates_matches(example, names)
+    chunks = _chunk_rows(file, example, chunk_rows, parsed,
+                         "a matches file" if as_matches else None)
+    if chunks is not None:
+        from fastrate.streaming import evaluate_chunks
+
+        bar = GameProgress(progress, "evaluating")
+        try:
+            result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
+                                     chunk_rows=chunks, format=input_format, progress=bar,
+                                     **split_columns(columns, False))
+        finally:
+            bar.close()
+    else:
+        stages = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
+        try:
+            games = load_games(file, example, input_format, columns, matches=as_matches)
+            _warn_single_period(games, names)
+            stages.step()
+            result = evaluate(games, specs, burn_in=burn_in, draws=draws,
+                              on_system=lambda *_: stages.step())
+        finally:
+            stages.close()
     if output is not None or fmt is not None:
         emit(result.to_arrow(), output, fmt)
     if output is not None or fmt is None:

@@ -22,10 +22,13 @@ from fastrate.data.game_table import release_arrow_memory
 from fastrate.errors import InputError
 from fastrate.io.tables import CSV_BLOCK_SIZE, column_names, format_of, read_table
 
-__all__ = ["input_files", "iter_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES"]
+__all__ = ["input_files", "iter_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES", "STREAM_MIN_BYTES",
+           "is_many"]
 
 #: rows per chunk by default: about 200 MB of games in memory at a time
 CHUNK_ROWS = 4_000_000
+#: ``fastrate rate`` / ``evaluate`` read a file of this size or more chunk by chunk
+STREAM_MIN_BYTES = 256 << 20
 #: the names of game files a folder is searched for (compressed CSV included)
 GAME_FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl",
                       ".ndjson", ".csv.gz", ".csv.bz2", ".csv.zst", ".csv.lz4", ".tsv.gz")
@@ -55,6 +58,13 @@ def input_files(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list
             raise InputError(f"no files match {text}")
         return files
     raise InputError(f"no such file: {text}")
+
+
+def is_many(source: str | os.PathLike) -> bool:
+    """Whether ``source`` names a folder or a glob pattern (several files) rather than
+    one file."""
+    text = os.fspath(source)
+    return Path(text).is_dir() or (not Path(text).exists() and any(c in text for c in "*?["))
 
 
 def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,

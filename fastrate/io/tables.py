@@ -7,9 +7,10 @@ never leaves a partial file behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from fastrate.data.state import FIRST_LINE_KEY, SOURCE_KEY
 from fastrate.errors import InputError
 
 __all__ = ["read_table", "read_games", "read_ratings", "games_from_table", "write_table",
+           "table_writer",
            "atomic_file", "to_arrow_table", "source_for", "format_of", "FORMATS"]
 
 FORMATS = ("csv", "parquet", "json")
@@ -310,6 +312,57 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         else:
             with pa.CompressedOutputStream(fh, codec) as out:
                 _write(table, out, fmt)
+
+
+@contextlib.contextmanager
+def table_writer(path: str | os.PathLike, format: str | None = None
+                 ) -> Iterator[Callable[[Any], None]]:
+    """``write(table)`` for tables of one schema that together make the file ``path``
+    (CSV, also compressed, or Parquet: written as they come; JSON: gathered and written
+    at the end), atomically as :func:`write_table`: the file appears complete when the
+    block ends without an error, and not at all otherwise."""
+    import pyarrow as pa
+
+    fmt = format_of(path, format)
+    target = Path(path)
+    codec = _COMPRESSION.get(target.suffix.lower())
+    if codec is not None and fmt == "parquet":
+        raise InputError(f"cannot write {path}: Parquet is compressed inside the file; name it "
+                         ".parquet")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    pieces: list[Any] = []
+    with atomic_file(target) as fh:
+        out = fh if codec is None else pa.CompressedOutputStream(fh, codec)
+        writer: Any = None
+
+        def write(table: Any) -> None:
+            nonlocal writer
+            table = to_arrow_table(table)
+            if fmt == "json":
+                pieces.append(table)
+                return
+            if writer is None:
+                if fmt == "csv":
+                    from pyarrow import csv
+
+                    writer = csv.CSVWriter(out, table.schema)
+                else:
+                    import pyarrow.parquet as pq
+
+                    writer = pq.ParquetWriter(out, table.schema)
+            writer.write_table(table)
+
+        try:
+            yield write
+            if fmt == "json" and pieces:
+                _write(pa.concat_tables(pieces), out, fmt)
+        finally:
+            if writer is not None:
+                writer.close()
+            if codec is not None:
+                out.close()
 
 
 def _write(table, fh, fmt: str) -> None:
