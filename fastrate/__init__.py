@@ -51,6 +51,7 @@ _SUBMODULES = {
     "pairwise_elo": "fastrate.pairwise_elo",
     "codeforces": "fastrate.codeforces",
     "bradley_terry": "fastrate.bradley_terry",
+    "network_scores": "fastrate.network_scores",
     "datasets": "fastrate.datasets",
     "evaluate": "fastrate.evaluate",
     "metrics": "fastrate.metrics",

@@ -395,6 +395,10 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                                    [1.0, 0.5, 1.0, 0.5, 0.0, 0.5])
     for model in bt.MODELS:
         bt.fit(g, bt.BTConfig(model=model, advantage="fit", prior=1.0))
+    mm = load("fastrate.ratings.bradley_terry_mm")
+    for model in mm.MM_MODELS:
+        mm.fit_mm(g, bt.BTConfig(model=model, advantage="fit", prior=1.0), tolerance_elo=1e-3)
+    load("fastrate.ratings.network_scores").network_scores(g)
     # Elo's final ratings only: the rating loop and the game counts beside it
     elo = load("fastrate.ratings.elo")
     for period in (None, [0, 0, 1, 1, 2, 2]):

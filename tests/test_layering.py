@@ -31,7 +31,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
                        "fastrate.backgammon", "fastrate.placement", "fastrate.information",
                        "fastrate.pairing", "fastrate.trueskill", "fastrate.weng_lin",
                        "fastrate.elom", "fastrate.pairwise_elo", "fastrate.codeforces",
-                       "fastrate.bradley_terry")),
+                       "fastrate.bradley_terry", "fastrate.network_scores")),
     (3, "registry", ("fastrate.systems", "fastrate.evaluate", "fastrate.tune",
                      "fastrate.streaming")),
     (4, "top", ("fastrate._warmup", "fastrate.warmup", "fastrate.datasets",
