@@ -244,11 +244,12 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     part's predictions in input order, when given). ``timings``: seconds by stage
     (``read``, ``build``, ``players``, ``rate``) are added to it.
 
-    >>> import fastrate, tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "games.csv")
-    >>> _ = open(path, "w").write("white,black,score\\na,b,1\\nb,c,0.5\\nc,a,0\\n")
-    >>> r = rate_chunks(path, "elo", chunk_rows=2)
-    >>> r.rating.round(2).tolist() == fastrate.elo.rate(fastrate.read_games(path)).rating.round(2).tolist()
+    >>> import fastrate, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.csv"
+    >>> _ = path.write_text("white,black,score\\na,b,1\\nb,c,0.5\\nc,a,0\\n")
+    >>> chunked = rate_chunks(path, "elo", chunk_rows=2)
+    >>> whole = fastrate.elo.rate(fastrate.read_games(path))
+    >>> chunked.rating.tolist() == whole.rating.tolist()
     True
     """
     spec = SystemSpec.of(system)
