@@ -1195,8 +1195,37 @@ def _dense_information(prob: _Problem, cur: tuple) -> np.ndarray:
     return out
 
 
+def _times_lower(y: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``y @ t`` for a lower-triangular ``t``, recursively, skipping its zero block (half
+    the flops of a full product)."""
+    n = t.shape[0]
+    if n <= 256:
+        return y @ t
+    h = n // 2
+    out = np.empty((y.shape[0], n))
+    out[:, :h] = _times_lower(y[:, :h], t[:h, :h])
+    out[:, :h] += y[:, h:] @ t[h:, :h]
+    out[:, h:] = _times_lower(y[:, h:], t[h:, h:])
+    return out
+
+
+def _lower_times(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``t @ y`` for a lower-triangular ``t`` (as :func:`_times_lower`)."""
+    n = t.shape[0]
+    if n <= 256:
+        return t @ y
+    h = n // 2
+    out = np.empty((n, y.shape[1]))
+    out[:h] = _lower_times(t[:h, :h], y[:h])
+    out[h:] = t[h:, :h] @ y[:h]
+    out[h:] += _lower_times(t[h:, h:], y[h:])
+    return out
+
+
 def _lower_inverse(low: np.ndarray) -> np.ndarray:
-    """The inverse of a lower-triangular matrix, blocked (matrix products do the work)."""
+    """The inverse of a lower-triangular matrix, blocked: ``[[A, 0], [B, C]]^-1 =
+    [[A^-1, 0], [-C^-1 B A^-1, C^-1]]``, the products triangular (about ``n^3 / 3``
+    flops, in matrix products)."""
     n = low.shape[0]
     if n <= 64:
         out = np.zeros_like(low)
@@ -1211,7 +1240,7 @@ def _lower_inverse(low: np.ndarray) -> np.ndarray:
     out = np.zeros_like(low)
     out[:h, :h] = ai
     out[h:, h:] = ci
-    out[h:, :h] = -(ci @ (low[h:, :h] @ ai))
+    out[h:, :h] = -_lower_times(ci, _times_lower(low[h:, :h], ai))
     return out
 
 
