@@ -576,3 +576,25 @@ def test_a_draw_parameter_running_off_is_refused(model):
     with pytest.raises(InputError, match=f"the {model} model does not exist"):
         fit(g, BTConfig(model=model))
     assert fit(g).converged  # bt_half has its maximum
+
+
+def test_blocked_triangular_inverse():
+    rng = np.random.default_rng(0)
+    for n in (3, 65, 700):
+        a = rng.normal(size=(n, n))
+        low = np.linalg.cholesky(a @ a.T + n * np.eye(n))
+        inv = bt._lower_inverse(low)
+        assert np.abs(np.triu(inv, 1)).max() == 0.0
+        np.testing.assert_allclose(inv @ low, np.eye(n), atol=1e-12)
+
+
+def test_exact_errors_agree_with_the_cg_covariance_on_many_players():
+    """Dense (blocked) and conjugate-gradient paths on 150 players, anchored at a set."""
+    games = _random_games(21, n=150, g=6000)
+    r = fit(games, BTConfig(model="bayeselo", advantage="fit", anchor=["p1", "p2"]))
+    se = bt.standard_errors(r)
+    names = r.players.names[:40]
+    cov = bt.covariance(r, names, method="cg")
+    np.testing.assert_allclose(np.sqrt(np.diag(cov)), se.rating[:40], rtol=1e-7)
+    dense = bt.covariance(r, names, method="dense")
+    np.testing.assert_allclose(cov, dense, rtol=1e-6, atol=1e-8 * np.abs(dense).max())
