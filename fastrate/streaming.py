@@ -57,6 +57,10 @@ class _GrowingIndex:
     def __init__(self) -> None:
         self.names: np.ndarray | None = None
         self.n = 0
+        # integer names: a direct table (id - lo -> index, -1 unseen) while the ids are
+        # dense enough, so that a chunk's lookup costs its own names only
+        self.table: np.ndarray | None = None
+        self.lo = 0
 
     def add(self, local: PlayerIndex, where: str) -> tuple[PlayerIndex, np.ndarray]:
         """Append ``local``'s new names; return the grown index and ``local``'s ids in it."""
@@ -71,7 +75,11 @@ class _GrowingIndex:
             raise InputError(f"player names change type at {where}: integer ids before, "
                              f"{'text' if names.dtype.kind not in 'iu' else 'integers'} now; "
                              "make the player columns one type in every file")
-        if self.n:
+        direct = self.names.dtype != object and self._cover(names)
+        if direct:
+            assert self.table is not None
+            mapping = self.table[names - self.lo]
+        elif self.n:
             found = pc.index_in(numpy_to_arrow(names),
                                 value_set=numpy_to_arrow(self.names[:self.n]))
             mapping = np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False),
@@ -86,8 +94,34 @@ class _GrowingIndex:
             self.names = grown
         self.names[self.n:self.n + m] = names[new]
         mapping[new] = np.arange(self.n, self.n + m, dtype=np.int64)
+        if direct:
+            self.table[names[new] - self.lo] = mapping[new]
         self.n += m
         return PlayerIndex(self.names[:self.n]), mapping
+
+    def _cover(self, names: np.ndarray) -> bool:
+        """Make the direct table cover ``names`` if the ids stay dense enough (a table
+        of at most 4 entries per player seen, plus 2^20); False (and no table from now
+        on) otherwise."""
+        if names.shape[0] == 0:
+            return self.table is not None
+        lo, hi = int(names.min()), int(names.max())
+        if self.table is not None:
+            lo, hi = min(lo, self.lo), max(hi, self.lo + self.table.shape[0] - 1)
+        elif self.n:  # an earlier chunk was looked up by hash: stay with it
+            return False
+        size = hi - lo + 1
+        if size > 4 * (self.n + names.shape[0]) + (1 << 20):
+            self.table = None
+            return False
+        if self.table is None or lo < self.lo or size > self.table.shape[0]:
+            grown = np.full(max(size, 2 * (0 if self.table is None else self.table.shape[0])),
+                            -1, dtype=np.int64)
+            if self.table is not None:
+                at = self.lo - lo
+                grown[at:at + self.table.shape[0]] = self.table
+            self.table, self.lo = grown, lo
+        return True
 
 
 def _time_key(games: Games) -> np.ndarray | None:
