@@ -70,8 +70,9 @@ def is_many(source: str | os.PathLike) -> bool:
 def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
                 columns_of: Callable[[list[str], str], list[str]]
                 ) -> Iterator[tuple[Any, Source]]:
-    """``(table, source)`` for every chunk of ``files`` in order: tables of at most about
-    ``chunk_rows`` rows (a CSV chunk ends at a block boundary), never spanning two files;
+    """``(table, source)`` for every chunk of ``files`` in order: tables of about
+    ``chunk_rows`` rows (a CSV chunk ends at a block boundary; a Parquet chunk is whole
+    row groups, at most twice ``chunk_rows`` rows), never spanning two files;
     ``source`` names the rows of that chunk by their place in its file."""
     import pyarrow as pa
 
@@ -97,18 +98,42 @@ def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
 
 def _parquet_chunks(path: Path, columns: list[str] | None, chunk_rows: int
                     ) -> Iterator[tuple[Any, Source]]:
+    """Whole row groups, gathered up to ``chunk_rows`` (reading a row group as it is
+    stored is the cheapest read); a row group of more than twice ``chunk_rows`` rows in
+    record batches of ``chunk_rows``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     reader = pq.ParquetFile(path)
     offset = 0
-    for batch in reader.iter_batches(batch_size=chunk_rows, columns=columns):
-        table = pa.Table.from_batches([batch])
-        del batch
-        yield table, Source(path.name, row_offset=offset)
+    pending: list[int] = []
+    rows = 0
+
+    def emit(table: Any) -> tuple[Any, Source]:
+        nonlocal offset
+        out = table, Source(path.name, row_offset=offset)
         offset += table.num_rows
-        del table
-        release_arrow_memory()
+        return out
+
+    for group in range(reader.num_row_groups):
+        size = reader.metadata.row_group(group).num_rows
+        if size > 2 * chunk_rows:
+            if pending:
+                yield emit(reader.read_row_groups(pending, columns=columns))
+                pending, rows = [], 0
+            for batch in reader.iter_batches(batch_size=chunk_rows, row_groups=[group],
+                                             columns=columns):
+                yield emit(pa.Table.from_batches([batch]))
+            release_arrow_memory()
+            continue
+        pending.append(group)
+        rows += size
+        if rows >= chunk_rows:
+            yield emit(reader.read_row_groups(pending, columns=columns))
+            pending, rows = [], 0
+            release_arrow_memory()
+    if pending:
+        yield emit(reader.read_row_groups(pending, columns=columns))
 
 
 def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int
