@@ -17,7 +17,9 @@ full returns early (the number of rows done) so the caller can grow them and go 
   string arrays (offsets + data, read in place). Slots hold ``[hash, id]``; the hash
   reads the bytes eight at a time into a word and mixes each word into the state with
   the same finaliser; equal hashes are confirmed by comparing the bytes with the stored
-  name. New names are appended to a names buffer (offsets + bytes).
+  name. New names are appended to a names buffer (offsets + bytes). It interns the
+  dictionaries and the merge: a plain string column is first numbered by Arrow's
+  ``dictionary_encode``, which ran 2-3x faster than this kernel over 10M rows.
 * **Integer columns of one length** (:func:`encode_direct_rows`,
   :func:`encode_int_hash_rows`): the usual case (two columns of integer ids) goes in one
   pass, row by row across the columns, into one table: no merge, no remapping.
