@@ -1494,12 +1494,11 @@ def bootstrap(result: BTResult, games: Games | None = None, samples: int = 100,
     the fit) and put in the fit's gauge; the errors are the standard deviations over the
     refits. Sample ``k`` uses the generator ``numpy.random.default_rng([seed, k])``, so
     the result is the same for any number of ``workers`` (threads; the kernels release the
-    GIL; default: the CPU count, at most 8). Samples without a maximum (a "scored
-    against" graph that is not strongly connected, a draw parameter running off, see
-    :func:`fit`; or no convergence) are skipped and not counted in ``n_samples``.
+    GIL; default: ``numba.get_num_threads()``, as the other threaded functions). Samples
+    without a maximum (a "scored against" graph that is not strongly connected, a draw
+    parameter running off, see :func:`fit`; or no convergence) are skipped and not counted
+    in ``n_samples``.
     """
-    import os
-
     check_type(result, BTResult, "bootstrap() needs a BTResult from fit()")
     samples = int(check_number("bootstrap", "samples", samples, lo=2, integer=True))
     prob, _, w = _information(result, games)
@@ -1529,7 +1528,11 @@ def bootstrap(result: BTResult, games: Games | None = None, samples: int = 100,
             out[p.idr] = math.exp(C * out[p.idr])
         return out
 
-    workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
+    if workers is None:
+        import numba
+
+        workers = numba.get_num_threads()
+    workers = max(1, min(int(workers), samples))
     if workers <= 1:
         fits = [one(k) for k in range(samples)]
     else:
