@@ -1051,8 +1051,8 @@ def predict(result: BTResult, white: Any, black: Any,
 
 def _newton_step(prob: _Problem, cur: tuple, hv: np.ndarray) -> np.ndarray:
     """Solve ``H s = g`` by preconditioned conjugate gradients, to a relative residual
-    ``min(0.1, sqrt(|g|))`` (inexact Newton); without a Gaussian prior the ratings part of
-    every search direction is projected onto mean zero (``H`` is singular along
+    ``min(FORCING, sqrt(|g|))`` (inexact Newton); without a Gaussian prior the ratings
+    part of every search direction is projected onto mean zero (``H`` is singular along
     all-equal)."""
     grad, diag, mxx, mxd, mdd = cur
     n, project = prob.n, prob.project
