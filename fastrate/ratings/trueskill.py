@@ -75,7 +75,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
-from fastrate._vecmath import exp, fma
+from fastrate._vecmath import exp, fma, select
 from fastrate.data import Ratings
 from fastrate.errors import InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
@@ -188,6 +188,8 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _ERF_SMALL = 0.46875
 #: :func:`fastrate._vecmath.exp`, always inlined (the pair predictions call it in a loop)
 _exp_inline = inline_kernel(getattr(exp, "py_func", exp))
+#: :func:`fastrate._vecmath.select`, always inlined
+_select = inline_kernel(getattr(select, "py_func", select))
 
 
 @inline_kernel
@@ -255,7 +257,7 @@ def _phi_v(x, with_phi):
         num, den = _erfcx_ratio(y)
         p = 0.5 * _exp_inline(-y * y) * (num / den) if with_phi else 0.0
         return p, _SQRT_2_OVER_PI * den / num
-    ex = exp(-0.5 * x * x)
+    ex = _exp_inline(-0.5 * x * x)
     if y >= -_ERF_SMALL:
         # 1 - erf(y) = (den - y num)/den with erf(y) = y num/den (Cody's first rational)
         yy = y * y
@@ -266,6 +268,41 @@ def _phi_v(x, with_phi):
     num, den = _erfcx_ratio(-y)
     p = 1.0 - 0.5 * ex * (num / den) if with_phi else 0.0
     return p, _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
+
+
+@inline_kernel
+def _v_win_flat(x):
+    """``v = phi(x)/Phi(x)`` for ``x >= -30``, the same bits as :func:`_phi_v` gives, but
+    without a branch: all three of its forms are evaluated (``e^(-x^2/2)``, Cody's first
+    rational at ``y = -x/sqrt2``, his second or third at ``|y|``) and the one that
+    applies is selected before the one division. In the message schedule a
+    mispredicted branch would throw away the work of every lane in flight."""
+    y = -x * 0.7071067811865476
+    ay = abs(y)
+    ex = _exp_inline(-0.5 * x * x)
+    # Cody's second (|y| <= 4) and third rationals at |y|, as _erfcx_ratio
+    y2 = ay * ay
+    y4 = y2 * y2
+    num2 = fma(_C8, y4 * y4, fma(fma(fma(_C0, ay, _C1), y2, fma(_C2, ay, _C3)), y4,
+                                 fma(fma(_C4, ay, _C5), y2, fma(_C6, ay, _C7))))
+    den2 = fma(y4, y4, fma(fma(fma(_D0, ay, _D1), y2, fma(_D2, ay, _D3)), y4,
+                           fma(fma(_D4, ay, _D5), y2, fma(_D6, ay, _D7))))
+    u = 1.0 / (ay * ay)
+    num3 = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
+    den3 = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
+    mid = ay <= 4.0
+    num = _select(mid, num2, fma(_INV_SQRTPI, den3, -u * num3))
+    den = _select(mid, den2, den3 * ay)
+    # Cody's first rational at y (|y| <= 0.46875)
+    yy = y * y
+    n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
+    d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
+    lower = y > _ERF_SMALL
+    small = y >= -_ERF_SMALL
+    top = _select(lower, _SQRT_2_OVER_PI * den,
+                 _select(small, 2.0 * _INV_SQRT2PI * ex * d1, _INV_SQRT2PI * ex * den))
+    bottom = _select(lower, num, _select(small, d1 - y * n1, den - 0.5 * ex * num))
+    return top / bottom
 
 
 @inline_kernel
@@ -329,6 +366,34 @@ def _pair_score(d, var, eps):
     return _cdf((d - eps) * ic), _cdf((-d - eps) * ic)
 
 
+#: matches of three or more teams whose message schedules run interleaved: consecutive
+#: matches with the same number of teams and no player in common are independent, so
+#: their chains of divisions, square roots and exponentials overlap in the CPU (the
+#: schedule of one match is a chain of dependent operations)
+_LANES = 4
+
+
+@inline_kernel
+def _team_sums(t0, nt, b, tpo, player, weight, mu, sigma, tau2, beta2, tm, tv, tn):
+    """Team ``k`` of the match starting at team ``t0`` into ``tm``/``tv``/``tn`` at
+    ``k * _LANES + b``: ``sum w_i mu_i``, ``sum w_i^2 (sigma_i^2 + tau^2 + beta^2)`` and
+    the number of players of weight > 0."""
+    for k in range(nt):
+        sm = 0.0
+        sv = 0.0
+        cnt = 0.0
+        for s in range(tpo[t0 + k], tpo[t0 + k + 1]):
+            ws = weight[s]
+            if ws > 0.0:
+                p = player[s]
+                sm += ws * mu[p]
+                sv += ws * ws * (sigma[p] * sigma[p] + tau2 + beta2)
+                cnt += 1.0
+        tm[k * _LANES + b] = sm
+        tv[k * _LANES + b] = sv
+        tn[k * _LANES + b] = cnt
+
+
 @kernel
 def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, pred,
                       pair_pred, unconverged):
@@ -336,7 +401,12 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
     ``sigma`` (per player) and ``games`` in place; writes ``pred`` (per team),
     ``pair_pred`` (per pair of teams, :func:`fastrate.data.matches.pair_offsets`
     order) when ``params.predict``, and ``unconverged[m] = 1`` for a match whose
-    schedule stopped at ``max_iterations``. Seats of weight 0 are skipped."""
+    schedule stopped at ``max_iterations``. Seats of weight 0 are skipped.
+
+    Up to ``_LANES`` consecutive matches of the same number (> 2) of teams without a
+    player in common run their schedules side by side (lane ``b`` of every work array
+    at ``k * _LANES + b``); each lane does exactly the operations of a match on its
+    own, so the results are those of one match after the other."""
     n_matches = mto.shape[0] - 1
     beta2 = params.beta2
     tau2 = params.tau2
@@ -344,25 +414,39 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
     tol2 = params.tolerance * params.tolerance
     max_it = params.max_iterations
     predict = params.predict
+    nl = _LANES
     max_t = 2
     for m in range(n_matches):
         if mto[m + 1] - mto[m] > max_t:
             max_t = mto[m + 1] - mto[m]
-    tm = np.empty(max_t)  # team mean, variance of performance, players (weight > 0)
-    tv = np.empty(max_t)
-    tn = np.empty(max_t)
-    lp = np.empty(max_t)  # message from the difference below / above (natural params)
-    lt = np.empty(max_t)
-    rp = np.empty(max_t)
-    rt = np.empty(max_t)
-    qp = np.empty(max_t)  # truncation messages of the differences
-    qt = np.empty(max_t)
-    marg = np.empty(max_t)  # draw margins of the differences
-    pp = np.empty(max_t)  # team priors in natural parameters
-    pt = np.empty(max_t)
+    size = max_t * nl
+    tm = np.empty(size)  # team mean, variance of performance, players (weight > 0)
+    tv = np.empty(size)
+    tn = np.empty(size)
+    lp = np.empty(size)  # message from the difference below / above (natural params)
+    lt = np.empty(size)
+    rp = np.empty(size)
+    rt = np.empty(size)
+    qp = np.empty(size)  # truncation messages of the differences
+    qt = np.empty(size)
+    marg = np.empty(size)  # draw margins of the differences
+    pp = np.empty(size)  # team priors in natural parameters
+    pt = np.empty(size)
+    tie = np.zeros(size, dtype=np.bool_)  # difference x of lane b is a tie
     lg = np.empty(max_t)  # log-scores for the multi-team win probabilities
+    ctm = np.empty(max_t)  # one lane's team sums, contiguous (pair predictions)
+    ctv = np.empty(max_t)
+    ctn = np.empty(max_t)
+    xw = np.empty(max_t * (max_t - 1) // 2)  # per pair: P(first wins), P(second wins)
+    xl = np.empty(max_t * (max_t - 1) // 2)
+    lane_t0 = np.empty(nl, dtype=np.int64)  # first team of each lane's match
+    active = np.zeros(nl, dtype=np.bool_)
+    dsweep = np.empty(nl)
+    dlast = np.empty(nl)
+    stamp = np.full(mu.shape[0], -1, dtype=np.int64)  # batch a player is in
     pair = 0
-    for m in range(n_matches):
+    m = 0
+    while m < n_matches:
         t0 = mto[m]
         nt = mto[m + 1] - t0
         s0 = tpo[t0]
@@ -376,10 +460,10 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             c = math.sqrt(c2)
             d = mu[a] - mu[b]
             eps = dfac * 1.4142135623730951
-            tie = rank[t0] == rank[t0 + 1]
+            tie1 = rank[t0] == rank[t0 + 1]
             xa = (d - eps) / c
             pw = 0.0
-            if tie:
+            if tie1:
                 v, omw = _v_w_draw(d / c, eps / c)
                 if predict:
                     pw = _cdf(xa)
@@ -404,62 +488,23 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             sigma[b] = math.sqrt(sb * (1.0 - sb / c2 * w))
             games[a] += 1
             games[b] += 1
+            m += 1
             continue
-        # -- teams: priors -------------------------------------------------------
-        for k in range(nt):
-            sm = 0.0
-            sv = 0.0
-            cnt = 0.0
-            for s in range(tpo[t0 + k], tpo[t0 + k + 1]):
-                ws = weight[s]
-                if ws > 0.0:
-                    p = player[s]
-                    sm += ws * mu[p]
-                    sv += ws * ws * (sigma[p] * sigma[p] + tau2 + beta2)
-                    cnt += 1.0
-            tm[k] = sm
-            tv[k] = sv
-            tn[k] = cnt
-        # -- predictions ---------------------------------------------------------
-        if predict:
-            if nt == 2:
-                pw, pl = _pair_score(tm[0] - tm[1], tv[0] + tv[1], dfac * math.sqrt(tn[0] + tn[1]))
+        # -- two teams: the closed form (one truncation) ---------------------------
+        if nt == 2:
+            _team_sums(t0, 2, 0, tpo, player, weight, mu, sigma, tau2, beta2, tm, tv, tn)
+            d2 = tm[0] - tm[nl]
+            c2 = tv[0] + tv[nl]
+            n2 = tn[0] + tn[nl]
+            if predict:
+                pw, pl = _pair_score(d2, c2, dfac * math.sqrt(n2))
                 e0 = 0.5 * (1.0 + pw - pl)
                 pred[t0] = e0
                 pred[t0 + 1] = 1.0 - e0
                 pair_pred[pair] = e0
                 pair += 1
-            else:
-                mean_v = 0.0
-                for i in range(nt):
-                    mean_v += tv[i]
-                    for j in range(i + 1, nt):
-                        pw, pl = _pair_score(tm[i] - tm[j], tv[i] + tv[j],
-                                             dfac * math.sqrt(tn[i] + tn[j]))
-                        e0 = 0.5 * (1.0 + pw - pl)
-                        pair_pred[pair] = e0
-                        pair += 1
-                # the Luce (softmax) form of the Gaussian model: logistic(x / s) is
-                # close to Phi(x / c) for s = c sqrt(3) / pi, c^2 the mean pair variance
-                lam = _PI_OVER_SQRT3 / math.sqrt(2.0 * mean_v / nt)
-                for k in range(nt):
-                    lg[k] = lam * tm[k]
-                top = lg[0]
-                for k in range(1, nt):
-                    if lg[k] > top:
-                        top = lg[k]
-                tot = 0.0
-                for k in range(nt):
-                    lg[k] = math.exp(lg[k] - top)
-                    tot += lg[k]
-                for k in range(nt):
-                    pred[t0 + k] = lg[k] / tot
-        # -- two teams: the closed form (one truncation) ---------------------------
-        if nt == 2:
-            c2 = tv[0] + tv[1]
             c = math.sqrt(c2)
-            v, omw = _v_w((tm[0] - tm[1]) / c, dfac * math.sqrt(tn[0] + tn[1]) / c,
-                          rank[t0] == rank[t0 + 1])
+            v, omw = _v_w(d2 / c, dfac * math.sqrt(n2) / c, rank[t0] == rank[t0 + 1])
             vc = v / c
             wc = (1.0 - omw) / c2
             for k in range(2):
@@ -472,76 +517,165 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
                         mu[p] += ws * s2 * sv
                         sigma[p] = math.sqrt(s2 * (1.0 - ws * ws * s2 * wc))
                         games[p] += 1
+            m += 1
             continue
-        # -- messages ------------------------------------------------------------
-        for k in range(nt):
-            lp[k] = 0.0
-            lt[k] = 0.0
-            rp[k] = 0.0
-            rt[k] = 0.0
-            qp[k] = 0.0
-            qt[k] = 0.0
-            pp[k] = 1.0 / tv[k]
-            pt[k] = tm[k] / tv[k]
-            marg[k] = dfac * math.sqrt(tn[k] + tn[k + 1]) if k < nt - 1 else 0.0
-        nd = nt - 1
-        it = 0
-        delta = _INF
-        while it < max_it:
-            delta = 0.0
-            for x in range(nd - 1):
-                dl = _diff_update(x, 1, pp, pt, lp, lt, rp, rt, qp, qt, marg,
-                                  rank[t0 + x] == rank[t0 + x + 1])
-                if dl > delta:
-                    delta = dl
-            for x in range(nd - 1, 0, -1):
-                dl = _diff_update(x, 2, pp, pt, lp, lt, rp, rt, qp, qt, marg,
-                                  rank[t0 + x] == rank[t0 + x + 1])
-                if dl > delta:
-                    delta = dl
-            it += 1
-            if delta <= tol2:
+        # -- three or more teams: a batch of independent matches of nt teams --------
+        nb = 0
+        j = m
+        while nb < nl and j < n_matches and mto[j + 1] - mto[j] == nt:
+            s_lo = tpo[mto[j]]
+            s_hi = tpo[mto[j + 1]]
+            clash = False
+            if nb > 0:
+                for s in range(s_lo, s_hi):
+                    if stamp[player[s]] == m:
+                        clash = True
+                        break
+            if clash:
                 break
-        if not delta <= tol2:
-            unconverged[m] = 1
-        _send_left(0, pp, pt, lp, lt, rp, rt, qp, qt)
-        _send_right(nd - 1, pp, pt, lp, lt, rp, rt, qp, qt)
-        # -- players -------------------------------------------------------------
-        for k in range(nt):
-            cp = lp[k] + rp[k]
-            if not cp > 0.0:
-                cp = 0.0
-            ct = lt[k] + rt[k]
-            for s in range(tpo[t0 + k], tpo[t0 + k + 1]):
-                ws = weight[s]
-                if ws > 0.0:
-                    p = player[s]
-                    s2 = sigma[p] * sigma[p] + tau2
-                    if cp > 0.0:
-                        # denominator V_T + 1/cp, in the form (cp V_T + 1)/cp
-                        f = ws * s2 * cp / (cp * tv[k] + 1.0)
-                        mu[p] += f * (ct / cp - tm[k])
-                        sigma[p] = math.sqrt(s2 * (1.0 - ws * f))
-                    else:
-                        sigma[p] = math.sqrt(s2)
-                    games[p] += 1
+            for s in range(s_lo, s_hi):
+                stamp[player[s]] = m
+            lane_t0[nb] = mto[j]
+            nb += 1
+            j += 1
+        nd = nt - 1
+        for b in range(nb):
+            tb = lane_t0[b]
+            _team_sums(tb, nt, b, tpo, player, weight, mu, sigma, tau2, beta2, tm, tv, tn)
+            # -- predictions -----------------------------------------------------
+            if predict:
+                # every pair's (P(i wins), P(k wins)) as _pair_score, in loops that
+                # LLVM vectorises: the standardised arguments, then the cdfs
+                mean_v = 0.0
+                for k in range(nt):
+                    ctm[k] = tm[k * nl + b]
+                    ctv[k] = tv[k * nl + b]
+                    ctn[k] = tn[k * nl + b]
+                    mean_v += ctv[k]
+                npr = 0
+                for i in range(nt):
+                    mi = ctm[i]
+                    vi = ctv[i]
+                    ni = ctn[i]
+                    for k in range(i + 1, nt):
+                        ic = 1.0 / math.sqrt(vi + ctv[k])
+                        d = mi - ctm[k]
+                        eps = dfac * math.sqrt(ni + ctn[k])
+                        xw[npr] = (d - eps) * ic
+                        xl[npr] = (-d - eps) * ic
+                        npr += 1
+                for q in range(npr):
+                    xw[q] = _cdf(xw[q])
+                    xl[q] = _cdf(xl[q])
+                for q in range(npr):
+                    pair_pred[pair + q] = 0.5 * (1.0 + xw[q] - xl[q])
+                pair += npr
+                # the Luce (softmax) form of the Gaussian model: logistic(x / s) is
+                # close to Phi(x / c) for s = c sqrt(3) / pi, c^2 the mean pair variance
+                lam = _PI_OVER_SQRT3 / math.sqrt(2.0 * mean_v / nt)
+                for k in range(nt):
+                    lg[k] = lam * tm[k * nl + b]
+                top = lg[0]
+                for k in range(1, nt):
+                    if lg[k] > top:
+                        top = lg[k]
+                tot = 0.0
+                for k in range(nt):
+                    lg[k] = math.exp(lg[k] - top)
+                    tot += lg[k]
+                for k in range(nt):
+                    pred[tb + k] = lg[k] / tot
+            # -- messages --------------------------------------------------------
+            for k in range(nt):
+                i = k * nl + b
+                lp[i] = 0.0
+                lt[i] = 0.0
+                rp[i] = 0.0
+                rt[i] = 0.0
+                qp[i] = 0.0
+                qt[i] = 0.0
+                pp[i] = 1.0 / tv[i]
+                pt[i] = tm[i] / tv[i]
+                if k < nd:
+                    marg[i] = dfac * math.sqrt(tn[i] + tn[i + nl])
+                    tie[i] = rank[tb + k] == rank[tb + k + 1]
+                else:
+                    marg[i] = 0.0
+            active[b] = True
+        # -- the schedule, all lanes of the batch in step --------------------------
+        n_act = nb
+        it = 0
+        while it < max_it and n_act > 0:
+            for b in range(nb):
+                dsweep[b] = 0.0
+            for x in range(nd - 1):
+                i0 = x * nl
+                for b in range(nb):
+                    if active[b]:
+                        dl = _diff_update(i0 + b, i0 + nl + b, 1, pp, pt, lp, lt, rp, rt, qp,
+                                          qt, marg, tie[i0 + b])
+                        if dl > dsweep[b]:
+                            dsweep[b] = dl
+            for x in range(nd - 1, 0, -1):
+                i0 = x * nl
+                for b in range(nb):
+                    if active[b]:
+                        dl = _diff_update(i0 + b, i0 + nl + b, 2, pp, pt, lp, lt, rp, rt, qp,
+                                          qt, marg, tie[i0 + b])
+                        if dl > dsweep[b]:
+                            dsweep[b] = dl
+            it += 1
+            for b in range(nb):
+                if active[b]:
+                    dlast[b] = dsweep[b]
+                    if dsweep[b] <= tol2:
+                        active[b] = False
+                        n_act -= 1
+        for b in range(nb):
+            tb = lane_t0[b]
+            if not dlast[b] <= tol2:
+                unconverged[m + b] = 1
+            _send_left(b, nl + b, pp, pt, lp, lt, rp, rt, qp, qt)
+            _send_right((nd - 1) * nl + b, nd * nl + b, pp, pt, lp, lt, rp, rt, qp, qt)
+            # -- players ---------------------------------------------------------
+            for k in range(nt):
+                i = k * nl + b
+                cp = lp[i] + rp[i]
+                if not cp > 0.0:
+                    cp = 0.0
+                ct = lt[i] + rt[i]
+                for s in range(tpo[tb + k], tpo[tb + k + 1]):
+                    ws = weight[s]
+                    if ws > 0.0:
+                        p = player[s]
+                        s2 = sigma[p] * sigma[p] + tau2
+                        if cp > 0.0:
+                            # denominator V_T + 1/cp, in the form (cp V_T + 1)/cp
+                            f = ws * s2 * cp / (cp * tv[i] + 1.0)
+                            mu[p] += f * (ct / cp - tm[i])
+                            sigma[p] = math.sqrt(s2 * (1.0 - ws * f))
+                        else:
+                            sigma[p] = math.sqrt(s2)
+                        games[p] += 1
+        m += nb
 
 
 @inline_kernel
-def _diff_update(x, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
-    """Difference ``x``: its downward message from the teams' cavities (team ``x``
-    without its message from below, team ``x+1`` without its message from above;
+def _diff_update(x, x1, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
+    """Difference ``x`` between teams at ``x`` and ``x1`` (work-array indices): its
+    downward message from the teams' cavities (team ``x``
+    without its message from below, team ``x1`` without its message from above;
     ``pp``/``pt`` the teams' prior precision and precision-mean), the truncation's
     moment match and the new truncation message, then (``send`` 1) the message to team
-    ``x+1`` as :func:`_send_right` or (``send`` 2) to team ``x`` as :func:`_send_left`
+    ``x1`` as :func:`_send_right` or (``send`` 2) to team ``x`` as :func:`_send_left`
     would give it, formed from the moment match directly (one division on the path
     from one difference to the next). Returns the square of the change of the
     difference's marginal (the package's ``max(|d tau|, sqrt|d pi|)``), which the
     schedule compares with ``tolerance^2``."""
     p0 = pp[x] + rp[x]
     t0 = pt[x] + rt[x]
-    p1 = pp[x + 1] + lp[x + 1]
-    t1 = pt[x + 1] + lt[x + 1]
+    p1 = pp[x1] + lp[x1]
+    t1 = pt[x1] + lt[x1]
     # N(m0 - m1, 1/p0 + 1/p1) in natural parameters: (dp, dt) = (p0 p1, t0 p1 - t1 p0)/s
     s = p0 + p1
     pr = p0 * p1
@@ -569,11 +703,11 @@ def _diff_update(x, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
     if send == 1:  # -> team x+1 (t_{x+1} = t_x - d_x): N(t0/p0 - qt/q, 1/p0 + 1/q)
         if a > 0.0:
             h = 1.0 / (p0 * omw + a)
-            rp[x + 1] = p0 * a * h
-            rt[x + 1] = (t0 * a - b * p0) * h
+            rp[x1] = p0 * a * h
+            rt[x1] = (t0 * a - b * p0) * h
         else:
-            rp[x + 1] = 0.0
-            rt[x + 1] = 0.0
+            rp[x1] = 0.0
+            rt[x1] = 0.0
     elif send == 2:  # -> team x (t_x = d_x + t_{x+1})
         if a > 0.0:
             h = 1.0 / (p1 * omw + a)
@@ -586,31 +720,31 @@ def _diff_update(x, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
 
 
 @inline_kernel
-def _send_right(x, pp, pt, lp, lt, rp, rt, qp, qt):
-    """Difference ``x`` -> team ``x+1``: ``t_{x+1} = t_x - d_x``."""
+def _send_right(x, x1, pp, pt, lp, lt, rp, rt, qp, qt):
+    """Difference ``x`` -> team ``x1`` (the next): ``t_{x+1} = t_x - d_x``."""
     q = qp[x]
     if not q > 0.0:
-        rp[x + 1] = 0.0
-        rt[x + 1] = 0.0
+        rp[x1] = 0.0
+        rt[x1] = 0.0
         return
     p0 = pp[x] + rp[x]
     t0 = pt[x] + rt[x]
     # N(t0/p0 - qt/q, 1/p0 + 1/q)
     r = 1.0 / (p0 + q)
-    rp[x + 1] = p0 * q * r
-    rt[x + 1] = (t0 * q - qt[x] * p0) * r
+    rp[x1] = p0 * q * r
+    rt[x1] = (t0 * q - qt[x] * p0) * r
 
 
 @inline_kernel
-def _send_left(x, pp, pt, lp, lt, rp, rt, qp, qt):
-    """Difference ``x`` -> team ``x``: ``t_x = d_x + t_{x+1}``."""
+def _send_left(x, x1, pp, pt, lp, lt, rp, rt, qp, qt):
+    """Difference ``x`` -> team ``x``: ``t_x = d_x + t_{x+1}`` (``x1`` the next team)."""
     q = qp[x]
     if not q > 0.0:
         lp[x] = 0.0
         lt[x] = 0.0
         return
-    p1 = pp[x + 1] + lp[x + 1]
-    t1 = pt[x + 1] + lt[x + 1]
+    p1 = pp[x1] + lp[x1]
+    t1 = pt[x1] + lt[x1]
     r = 1.0 / (p1 + q)
     lp[x] = p1 * q * r
     lt[x] = (t1 * q + qt[x] * p1) * r
