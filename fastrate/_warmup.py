@@ -133,7 +133,56 @@ def _warm_pgn() -> None:
               '[Result "1-0"]\n1. e4 {c} 1-0\n', name="warm-up", date=True, period="event")
 
 
+def _warm_intern() -> None:
+    """Interning player names: the integer table and hash (one pass, and column by
+    column), dictionary arrays, strings."""
+    import pyarrow as pa
+
+    from fastrate.data.players import PlayerIndex
+
+    dense = np.array([3, 1, 3], dtype=np.int64)
+    sparse = np.array([2**40, -7, 2**40, 5], dtype=np.int64)
+    PlayerIndex.intern(dense, np.array([1, 2, 2], dtype=np.int64))
+    PlayerIndex.intern(sparse, sparse[::-1].copy())
+    PlayerIndex.intern(sparse, sparse[:3])
+    PlayerIndex.intern(dense, dense[:2])
+    PlayerIndex.intern(pa.array([5, 9, 5]).dictionary_encode(), pa.array([1, 2]))
+    PlayerIndex.intern(pa.array(["a", "bb", "a"]), pa.array(["c", "a", "bb"]))
+    PlayerIndex.intern(pa.array(["a", "bb", "a"]).dictionary_encode(),
+                       pa.array(["c", "a", "bb"]).dictionary_encode())
+
+
+def _warm_batch() -> None:
+    """The batch fits' uncertainty (the Hessian blocks of the CG covariance), the MM
+    cross-check and the network scores."""
+    from fastrate.data import Games
+    from fastrate.ratings import bradley_terry as bt
+    from fastrate.ratings import bradley_terry_mm, network_scores
+
+    g = Games.from_arrays(["a", "b", "c", "a", "b", "c"], ["b", "c", "a", "c", "a", "b"],
+                          [1.0, 0.5, 1.0, 0.5, 0.0, 0.5])
+    r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage="fit", prior=1.0))
+    bt.covariance(r, method="cg")
+    bt.standard_errors(r)
+    for model in bradley_terry_mm.MM_MODELS:
+        bradley_terry_mm.fit_mm(g, bt.BTConfig(model=model, prior=1.0), tolerance_elo=1e-3)
+    network_scores.network_scores(g)
+
+
+def _warm_metrics() -> None:
+    """The scores' running sums (evaluation)."""
+    from fastrate.metrics import ScoreSums
+
+    acc = ScoreSums(bins=10)
+    acc.add(np.array([0.8, 0.3]), np.array([1.0, 0.0]))
+    acc.add(np.array([0.8, 0.3]), np.array([1.0, 0.0]), weights=np.array([1.0, 2.0]),
+            mask=np.array([True, False]))
+
+
 GROUPS: list[WarmGroup] = [
+    WarmGroup("intern", _warm_intern),
+    WarmGroup("metrics", _warm_metrics),
+    WarmGroup("batch", _warm_batch, after=("bradley_terry",)),
     WarmGroup("pairing", _warm_pairing),
     WarmGroup("placement", _warm_placement),
     WarmGroup("bridge", _warm_bridge, after=("bridge_elo",)),  # cross-IMPs, Boards

@@ -37,6 +37,7 @@ from fastrate._validate import numpy_to_arrow
 from fastrate.data import Games, Ratings
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
 from fastrate.data.game_table import game_layout
+from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import ConfigError, InputError
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables
@@ -124,25 +125,33 @@ class _GrowingIndex:
         return True
 
 
-def _time_key(games: Games) -> np.ndarray | None:
+def _time_key(games: Games | Matches) -> np.ndarray | None:
     return games.time if games.time is not None else games.period
 
 
-def _check_order(games: Games, last: Any) -> Any:
-    """Refuse a chunk whose games are not in time order (within it, or after the
-    previous chunk's last game ``last``); return its last time (or ``last``)."""
-    key = _time_key(games)
+def _where(data: Games | Matches, i: int) -> str:
+    """Where game (or match) ``i`` of a chunk is in its file."""
+    if isinstance(data, Matches) and data.row is not None:
+        seat = int(data.team_player_offsets[data.match_team_offsets[i]])
+        return data.source.where(int(data.row[seat]))
+    return data.source.where(i)
+
+
+def _check_order(data: Games | Matches, last: Any) -> Any:
+    """Refuse a chunk whose games (matches) are not in time order (within it, or after
+    the previous chunk's last one ``last``); return its last time (or ``last``)."""
+    key = _time_key(data)
     if key is None or key.shape[0] == 0:
         return last
     if last is not None and key[0] < last:
-        raise InputError(f"games out of time order at {games.source.where(0)}: it is before "
-                         "the previous chunk's last game; sort the input by time (the "
-                         "in-memory run sorts, chunks cannot), or rate it without chunks")
+        raise InputError(f"games out of time order at {_where(data, 0)}: it is before the "
+                         "previous chunk's last game; sort the input by time (the in-memory "
+                         "run sorts, chunks cannot), or rate it without chunks")
     back = np.flatnonzero(key[1:] < key[:-1])
     if back.shape[0]:
         i = int(back[0]) + 1
-        raise InputError(f"games out of time order at {games.source.where(i)}: it is before "
-                         "the row above; sort the input by time, or rate it without chunks")
+        raise InputError(f"games out of time order at {_where(data, i)}: it is before the "
+                         "row above; sort the input by time, or rate it without chunks")
     return key[-1]
 
 
@@ -269,13 +278,15 @@ def _ready_games(spec: SystemSpec, chunks: Iterator[Games]) -> Iterator[Games]:
 
 def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROWS,
                 format: str | None = None, initial: Any = None,
-                on_predictions: Callable[[np.ndarray], None] | None = None,
+                on_predictions: Callable[[Any, Ratings], None] | None = None,
                 progress: Callable[[int, int | None, float], None] | None = None,
                 timings: dict[str, float] | None = None, **columns: Any) -> Ratings:
     """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
     string, ``(name, config)`` or config object); return the final :class:`Ratings`
-    (``predictions`` None: they went to ``on_predictions``, called with each rated
-    part's predictions in input order, when given). ``timings``: seconds by stage
+    (``predictions`` None: they went to ``on_predictions(part, ratings)``, called when
+    given after each part (:class:`Games` or :class:`Matches`) is rated, with the
+    ratings holding that part's predictions). Systems that rate matches read a
+    long-format ``source`` (:func:`match_chunks`). ``timings``: seconds by stage
     (``read``, ``build``, ``players``, ``rate``) are added to it.
 
     >>> import fastrate, pathlib, tempfile
@@ -291,16 +302,22 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     want = on_predictions is not None
     state = initial
     done, start = 0, time.perf_counter()
-    expected = count_rows(source, format) if progress is not None else None
+    expected = (count_rows(source, format)
+                if progress is not None and spec.system.data == "games" else None)
     clock = _Clock(timings)
-    for games in _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
-                                                timings=timings, **columns)):
+    if spec.system.data == "matches":
+        parts: Iterator[Any] = _ready_matches(spec, match_chunks(
+            source, chunk_rows=chunk_rows, format=format, timings=timings, **columns))
+    else:
+        parts = _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
+                                               timings=timings, **columns))
+    for games in parts:
         with clock("rate"):
             state = _rate(spec, games, state, want)
         if want:
-            on_predictions(state.predictions)
-        state = dataclasses.replace(state, predictions=None)
-        done += games.n_games
+            on_predictions(games, state)
+        state = dataclasses.replace(state, predictions=None, pair_predictions=None)
+        done += len(games)
         if progress is not None:
             progress(done, expected, time.perf_counter() - start)
     if state is None:
@@ -314,10 +331,13 @@ def _name(source: Any) -> str:
     return os.fspath(source)
 
 
-def _check_streamable(spec: SystemSpec) -> None:
-    if spec.system.data != "games" or spec.system.batch:
-        raise ConfigError(f"{spec.label} cannot rate in chunks: only online systems that "
-                          "rate two-player games can (read the input whole instead)")
+def _check_streamable(spec: SystemSpec, matches_too: bool = True) -> None:
+    if spec.system.data == "boards" or spec.system.batch or (
+            spec.system.data == "matches" and not matches_too):
+        what = ("online systems that rate two-player games or matches" if matches_too
+                else "online systems that rate two-player games")
+        raise ConfigError(f"{spec.label} cannot rate in chunks: only {what} can (read the "
+                          "input whole instead)")
 
 
 def count_rows(source: Any, format: str | None = None) -> int | None:
@@ -376,7 +396,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     if not specs:
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
     for spec in specs:
-        _check_streamable(spec)
+        _check_streamable(spec, matches_too=False)
     labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}
     expected = count_rows(source, format) if progress is not None else None
@@ -405,3 +425,132 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         ratings[label] = state
         n_games = done
     return Evaluation(rows, tables, n_games, k, draws, ratings)
+
+
+# ----------------------------------------------------------------------------------
+# matches (long format: one row per seat; a match's rows together)
+
+#: per-match, per-team and per-seat arrays of :class:`Matches`
+_MATCH_ARRAYS = ("time", "period", "match_labels")
+_TEAM_ARRAYS = ("rank", "team_labels", "score")
+_SEAT_ARRAYS = ("player", "weight", "row")
+
+
+def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,
+                 timings: dict[str, float] | None = None, **columns: Any) -> Iterator[Matches]:
+    """The matches of a long-format ``source`` (one row per seat, see
+    :func:`fastrate.read_matches`) as a sequence of :class:`Matches` of about
+    ``chunk_rows`` rows, in time order, players numbered globally as in
+    :func:`game_chunks`. A match's rows must be together (as a long-format file has
+    them): the rows of a chunk's last match wait for the next chunk."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    layout = {k: v for k, v in columns.items()
+              if k in ("match", "team", "player", "rank", "place", "score", "weight", "time",
+                       "period")}
+    players = _GrowingIndex()
+    last = None
+    clock = _Clock(timings)
+    held: Any = None
+    tables = iter_tables(input_files(source), format, chunk_rows,
+                         lambda names, where: match_layout(names, where, **layout).columns())
+
+    def build(table: Any, src: Any) -> Matches:
+        nonlocal last
+        with clock("build"):
+            m = matches_from_table(table, sort=False, source=src, **columns)
+            if m.period_labels is not None:
+                raise InputError(f"period labels of {src.name} are text; chunks need "
+                                 "numbers (e.g. a season year) or a time column with a "
+                                 "period length (--period month)")
+            last = _check_order(m, last)
+        with clock("players"):
+            index, mapping = players.add(m.players, _where(m, 0))
+            return m.with_players(index, mapping)
+
+    src = None
+    while True:
+        with clock("read"):
+            item = next(tables, None)
+        if item is None:
+            break
+        table, src = item
+        if table.num_rows == 0:
+            continue
+        if held is not None:
+            if held[0].schema != table.schema:
+                table = table.cast(held[0].schema)
+            table = pa.concat_tables([held[0], table]).combine_chunks()
+            src = dataclasses.replace(src, row_offset=src.row_offset - held[0].num_rows) \
+                if held[1].name == src.name else held[1]
+        key = table.column(match_layout(table.column_names, src.name or "the input",
+                                        **layout).match)
+        same = pc.equal(key, key[table.num_rows - 1]).to_numpy(zero_copy_only=False)
+        other = np.flatnonzero(~same)
+        cut = int(other[-1]) + 1 if other.shape[0] else 0
+        if cut == 0:  # one match so far: wait for its end
+            held = (table, src)
+            continue
+        held = (table.slice(cut), dataclasses.replace(src, row_offset=src.row_offset + cut))
+        yield build(table.slice(0, cut), src)
+    if held is not None and held[0].num_rows:
+        yield build(held[0], held[1])
+
+
+def _split_matches(m: Matches, cut: int) -> tuple[Matches, Matches]:
+    """Matches ``[:cut]`` and ``[cut:]``."""
+    t = int(m.match_team_offsets[cut])
+    s = int(m.team_player_offsets[t])
+
+    def part(ms: slice, ts: slice, ss: slice, base_t: int, base_s: int) -> Matches:
+        fields: dict[str, Any] = {}
+        for names, sl in ((_MATCH_ARRAYS, ms), (_TEAM_ARRAYS, ts), (_SEAT_ARRAYS, ss)):
+            for name in names:
+                x = getattr(m, name)
+                fields[name] = None if x is None else x[sl]
+        mto = m.match_team_offsets[ms.start:(ms.stop + 1 if ms.stop is not None else None)]
+        tpo = m.team_player_offsets[ts.start:(ts.stop + 1 if ts.stop is not None else None)]
+        return dataclasses.replace(m, match_team_offsets=mto - base_t,
+                                   team_player_offsets=tpo - base_s, **fields)
+
+    return (part(slice(0, cut), slice(0, t), slice(0, s), 0, 0),
+            part(slice(cut, None), slice(t, None), slice(s, None), t, s))
+
+
+def _join_matches(a: Matches | None, b: Matches) -> Matches:
+    """The matches of ``a`` then ``b`` (``b``'s index extends ``a``'s)."""
+    if a is None or a.n_matches == 0:
+        return b
+    fields: dict[str, Any] = {}
+    for name in (*_MATCH_ARRAYS, *_TEAM_ARRAYS, *_SEAT_ARRAYS):
+        x, y = getattr(a, name), getattr(b, name)
+        if (x is None) != (y is None):
+            raise InputError(f"the chunks' columns differ: '{name}' is missing from some "
+                             f"(at {b.source.where(0)})")
+        fields[name] = None if x is None else np.concatenate([x, y])
+    mto = np.concatenate([a.match_team_offsets, b.match_team_offsets[1:] + a.n_teams])
+    tpo = np.concatenate([a.team_player_offsets, b.team_player_offsets[1:] + a.n_seats])
+    return dataclasses.replace(b, match_team_offsets=mto, team_player_offsets=tpo, **fields)
+
+
+def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matches]:
+    """As :func:`_ready_games`, for matches."""
+    whole = _whole_periods(spec)
+    held: Matches | None = None
+    for m in chunks:
+        m = _join_matches(held, m)
+        held = None
+        if whole:
+            if m.period is None:
+                raise ConfigError(f"{spec.label} updates once per rating period: give the "
+                                  "matches a period (e.g. --period month) to rate them in "
+                                  "chunks")
+            cut = int(np.searchsorted(m.period, m.period[-1], side="left"))
+            if cut == 0:
+                held = m
+                continue
+            m, held = _split_matches(m, cut)
+        yield m
+    if held is not None and held.n_matches:
+        yield held

@@ -222,8 +222,23 @@ def _count_beside_case() -> list[np.ndarray]:
     return [r.rating, r.games_played, r.state["last_period"]]
 
 
+def _bootstrap_case() -> list[np.ndarray]:
+    """Batch Bradley-Terry's parametric bootstrap: samples split over threads."""
+    bt = _import("fastrate.ratings.bradley_terry")
+    rng = np.random.default_rng(7)
+    n, g = 12, 600
+    white = rng.integers(0, n, g)
+    black = (white + rng.integers(1, n, g)) % n
+    games = _import("fastrate").Games.from_arrays(white, black,
+                                                  rng.choice([0.0, 0.5, 1.0], g))
+    r = bt.fit(games, bt.BTConfig(model="bayeselo", advantage="fit", prior=2.0))
+    e = bt.bootstrap(r, samples=16, seed=1)
+    return [e.rating, np.array([e.advantage, e.drawelo, e.n_samples])]
+
+
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "count_games": _count_beside_case,
+    "bootstrap": _bootstrap_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,
     "_in_threads": _pga_case,
@@ -394,11 +409,31 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     g = fastrate.Games.from_arrays(["a", "b", "c", "a", "b", "c"], ["b", "c", "a", "c", "a", "b"],
                                    [1.0, 0.5, 1.0, 0.5, 0.0, 0.5])
     for model in bt.MODELS:
-        bt.fit(g, bt.BTConfig(model=model, advantage="fit", prior=1.0))
+        r = bt.fit(g, bt.BTConfig(model=model, advantage="fit", prior=1.0))
+        bt.covariance(r, method="cg")   # _hessian_block
     mm = load("fastrate.ratings.bradley_terry_mm")
     for model in mm.MM_MODELS:
         mm.fit_mm(g, bt.BTConfig(model=model, advantage="fit", prior=1.0), tolerance_elo=1e-3)
     load("fastrate.ratings.network_scores").network_scores(g)
+    # interning (fastrate.data._intern): the integer hash in one pass and column by
+    # column, tables that grow, dictionary arrays, the string hash
+    import pyarrow as pa
+    players = load("fastrate.data.players")
+    players.MIN_SLOTS = 4
+    sparse = np.array([2**40, -7, 2**40, 5, 3 * 2**50, -7])
+    fastrate.PlayerIndex.intern(sparse, sparse[::-1].copy())
+    fastrate.PlayerIndex.intern(sparse, sparse[:4])
+    fastrate.PlayerIndex.intern(np.array([3, 1, 3]), np.array([1, 2, 2]))
+    fastrate.PlayerIndex.intern(pa.array([5, 9, 5]).dictionary_encode(), pa.array([1, 2]))
+    fastrate.PlayerIndex.intern(pa.array(["a", "bb" * 40, "ccc", "a", "dd"]),
+                                pa.array(["e", "a"]))
+    players.MIN_SLOTS = 1024
+    # scores as running sums: weights, a mask, draws, calibration bins
+    metrics = load("fastrate.metrics")
+    acc = metrics.ScoreSums(bins=4)
+    acc.add([0.8, 0.5, 0.3, 0.0], [1.0, 0.5, 1.0, 0.0], weights=[1.0, 2.0, 1.0, 1.0],
+            mask=np.array([True, True, False, True]))
+    acc.summary("half"), acc.calibration()
     # Elo's final ratings only: the rating loop and the game counts beside it
     elo = load("fastrate.ratings.elo")
     for period in (None, [0, 0, 1, 1, 2, 2]):

@@ -68,7 +68,7 @@ def _assert_same(a: fastrate.Ratings, b: fastrate.Ratings) -> None:
 
 
 @pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize("chunk_rows", [1, 7, 333, 100_000])
+@pytest.mark.parametrize("chunk_rows", [7, 333, 100_000])
 def test_chunked_rating_is_the_in_memory_run_to_the_bit(files, spec, chunk_rows):
     full = _full(spec, files["parquet"])
     _assert_same(full, streaming.rate_chunks(files["parquet"], spec, chunk_rows=chunk_rows,
@@ -87,7 +87,8 @@ def test_predictions_go_out_as_the_chunks_go(files):
     full = _full("elo", files["parquet"])
     parts = []
     r = streaming.rate_chunks(files["parquet"], "elo", chunk_rows=250,
-                              on_predictions=parts.append, **COLUMNS)
+                              on_predictions=lambda _, r: parts.append(r.predictions),
+                              **COLUMNS)
     assert r.predictions is None
     # a Parquet row group (500 rows here) is split only when it holds more than
     # twice the chunk
@@ -151,8 +152,8 @@ def test_out_of_order_input_is_refused_naming_the_row_and_file(tmp_path):
 
 
 def test_what_cannot_stream_is_refused_clearly(files, tmp_path):
-    with pytest.raises(ConfigError, match="trueskill cannot rate in chunks"):
-        streaming.rate_chunks(files["parquet"], "trueskill")
+    with pytest.raises(ConfigError, match="bradley_terry cannot rate in chunks"):
+        streaming.rate_chunks(files["parquet"], "bradley_terry")
     with pytest.raises(ConfigError, match="give the games a period"):
         streaming.rate_chunks(files["parquet"], "glicko", chunk_rows=100)
     p = tmp_path / "labels.csv"
@@ -212,7 +213,7 @@ def test_cli_evaluates_in_chunks_like_the_whole_file(files):
 
 
 def test_cli_refuses_what_cannot_go_in_chunks(files, tmp_path):
-    r = _cli("rate", files["folder"], "-s", "trueskill")
+    r = _cli("rate", files["folder"], "-s", "bradley_terry")
     assert r.exit_code == 1
     assert "cannot rate in chunks" in r.output and "Traceback" not in r.output
     r = _cli("rate", files["parquet"], "--chunk-rows", 10, "--resets", files["parquet"])
@@ -220,3 +221,47 @@ def test_cli_refuses_what_cannot_go_in_chunks(files, tmp_path):
     r = _cli("evaluate", files["parquet"], "--chunk-rows", 10, "-s", "bradley_terry",
              "--period", "season")
     assert r.exit_code == 1 and "bradley_terry cannot rate in chunks" in r.output
+
+
+# ----------------------------------------------------------------------------------
+# matches (long format)
+
+
+def _long_table(n_matches: int = 400, seed: int = 1) -> pa.Table:
+    """Four-player matches (two teams of two, or a free-for-all of four), a row per
+    seat, the rows of a match together, seasons in order."""
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list] = {"match": [], "team": [], "player": [], "rank": [], "season": []}
+    seasons = np.sort(rng.integers(2000, 2010, n_matches))
+    for m in range(n_matches):
+        seats = rng.choice(40, 4, replace=False)
+        teams = ["a", "a", "b", "b"] if m % 2 else ["a", "b", "c", "d"]
+        ranks = rng.permutation(len(set(teams))) + 1
+        by_team = dict(zip(sorted(set(teams)), ranks.tolist()))
+        for p, t in zip(seats.tolist(), teams):
+            rows["match"].append(f"m{m}")
+            rows["team"].append(t)
+            rows["player"].append(f"p{p}")
+            rows["rank"].append(by_team[t])
+            rows["season"].append(int(seasons[m]))
+    return pa.table(rows)
+
+
+@pytest.fixture(scope="module")
+def long_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("long") / "matches.parquet"
+    pq.write_table(_long_table(), path, row_group_size=97)
+    return path
+
+
+MATCH_SPECS = ["trueskill", "elom", "pairwise_elo", "codeforces"]
+
+
+@pytest.mark.parametrize("spec", MATCH_SPECS)
+@pytest.mark.parametrize("chunk_rows", [45, 10_000])
+def test_team_systems_in_chunks_are_the_whole_run_to_the_bit(long_file, spec, chunk_rows):
+    from fastrate.io.matches import read_matches
+
+    full = SystemSpec.parse(spec).rate(read_matches(long_file, period="season"))
+    _assert_same(full, streaming.rate_chunks(long_file, spec, chunk_rows=chunk_rows,
+                                             period="season"))

@@ -161,7 +161,9 @@ def test_parallel_warmup_from_an_empty_cache_loads_without_a_miss(tmp_path):
         r = run_warmup(["glicko", "glicko2", "fibs"], workers=1)
         print(json.dumps({"compiled": r.compiled, "loaded": r.loaded}))
     """, NUMBA_CACHE_DIR=cache)
-    assert second == {"compiled": 0, "loaded": 3}
+    # nothing compiled again: every kernel of the three systems' runs (their rating
+    # kernels and the evaluation's running sums) comes from the cache
+    assert second["compiled"] == 0 and second["loaded"] >= 3
 
 
 def test_warmup_command_shows_each_group_and_the_count():

@@ -61,7 +61,7 @@ CHUNK_OPTION = click.option(
 
 
 def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, specs: list,
-                needs_whole: str | None = None) -> int | None:
+                needs_whole: str | None = None, matches_ok: bool = False) -> int | None:
     """Rows per chunk for a chunked run of FILE, or None to read it whole (see
     --chunk-rows)."""
     from pathlib import Path
@@ -73,7 +73,8 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
         return None
     many = is_many(file)
     blocked = next((f"{s.label} cannot rate in chunks (it needs the whole input)"
-                    for s in specs if s.system.data != "games" or s.system.batch), None)
+                    for s in specs if s.system.batch or s.system.data == "boards"
+                    or (s.system.data == "matches" and not matches_ok)), None)
     blocked = blocked or (f"{needs_whole} needs the whole input" if needs_whole else None)
     if chunk_rows is None:
         if not many:
@@ -142,11 +143,10 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
     parsed = SystemSpec.parse(spec)
     as_matches = _rates_matches(example, [parsed.name])
     chunks = _chunk_rows(file, example, chunk_rows, [parsed],
-                         "--resets" if resets is not None else
-                         "a matches file" if as_matches else None)
+                         "--resets" if resets is not None else None, matches_ok=True)
     if chunks is not None:
         _rate_in_chunks(file, parsed, chunks, initial, predictions, top, input_format,
-                        output, fmt, progress, columns)
+                        output, fmt, progress, split_columns(columns, as_matches))
         return
     bar = Progress(["reading", "rating", "writing"], progress)
     try:
@@ -231,7 +231,6 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
     from fastrate.io.tables import read_ratings, table_writer
     from fastrate.streaming import rate_chunks
 
-    columns = split_columns(columns, False)
     bar = GameProgress(progress)
     rows = [0]
     try:
@@ -240,11 +239,14 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
             if predictions is not None:
                 write = stack.enter_context(table_writer(predictions))
 
-                def on_predictions(pred: np.ndarray) -> None:
+                def on_predictions(part, ratings) -> None:
+                    if ratings.pair_predictions is not None:
+                        write(_team_predictions(part, ratings))
+                        return
                     start = rows[0]
-                    rows[0] += pred.shape[0]
+                    rows[0] += ratings.predictions.shape[0]
                     write(pa.table({"row": pa.array(np.arange(start + 1, rows[0] + 1)),
-                                    "expected_score": pred}))
+                                    "expected_score": ratings.predictions}))
 
             ratings = rate_chunks(
                 file, spec, chunk_rows=chunk_rows, format=input_format,
@@ -254,7 +256,8 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
             emit(ratings.to_arrow(sort=True), output, fmt)
     finally:
         bar.close()
-    _print_ratings(ratings, spec.label, f"{bar.done:,} games in chunks of {chunk_rows:,}",
+    unit = "matches" if spec.system.data == "matches" else "games"
+    _print_ratings(ratings, spec.label, f"{bar.done:,} {unit} in chunks of {chunk_rows:,}",
                    file, top, output, fmt)
 
 
