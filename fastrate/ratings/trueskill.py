@@ -75,7 +75,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
-from fastrate._vecmath import exp, fma, select
+from fastrate._vecmath import exp, fma
 from fastrate.data import Ratings
 from fastrate.errors import InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
@@ -188,8 +188,6 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _ERF_SMALL = 0.46875
 #: :func:`fastrate._vecmath.exp`, always inlined (the pair predictions call it in a loop)
 _exp_inline = inline_kernel(getattr(exp, "py_func", exp))
-#: :func:`fastrate._vecmath.select`, always inlined
-_select = inline_kernel(getattr(select, "py_func", select))
 
 
 @inline_kernel
@@ -268,41 +266,6 @@ def _phi_v(x, with_phi):
     num, den = _erfcx_ratio(-y)
     p = 1.0 - 0.5 * ex * (num / den) if with_phi else 0.0
     return p, _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
-
-
-@inline_kernel
-def _v_win_flat(x):
-    """``v = phi(x)/Phi(x)`` for ``x >= -30``, the same bits as :func:`_phi_v` gives, but
-    without a branch: all three of its forms are evaluated (``e^(-x^2/2)``, Cody's first
-    rational at ``y = -x/sqrt2``, his second or third at ``|y|``) and the one that
-    applies is selected before the one division. In the message schedule a
-    mispredicted branch would throw away the work of every lane in flight."""
-    y = -x * 0.7071067811865476
-    ay = abs(y)
-    ex = _exp_inline(-0.5 * x * x)
-    # Cody's second (|y| <= 4) and third rationals at |y|, as _erfcx_ratio
-    y2 = ay * ay
-    y4 = y2 * y2
-    num2 = fma(_C8, y4 * y4, fma(fma(fma(_C0, ay, _C1), y2, fma(_C2, ay, _C3)), y4,
-                                 fma(fma(_C4, ay, _C5), y2, fma(_C6, ay, _C7))))
-    den2 = fma(y4, y4, fma(fma(fma(_D0, ay, _D1), y2, fma(_D2, ay, _D3)), y4,
-                           fma(fma(_D4, ay, _D5), y2, fma(_D6, ay, _D7))))
-    u = 1.0 / (ay * ay)
-    num3 = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
-    den3 = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
-    mid = ay <= 4.0
-    num = _select(mid, num2, fma(_INV_SQRTPI, den3, -u * num3))
-    den = _select(mid, den2, den3 * ay)
-    # Cody's first rational at y (|y| <= 0.46875)
-    yy = y * y
-    n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
-    d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
-    lower = y > _ERF_SMALL
-    small = y >= -_ERF_SMALL
-    top = _select(lower, _SQRT_2_OVER_PI * den,
-                 _select(small, 2.0 * _INV_SQRT2PI * ex * d1, _INV_SQRT2PI * ex * den))
-    bottom = _select(lower, num, _select(small, d1 - y * n1, den - 0.5 * ex * num))
-    return top / bottom
 
 
 @inline_kernel
