@@ -36,16 +36,18 @@ import numpy as np
 from fastrate._validate import numpy_to_arrow
 from fastrate.data import Games, Ratings
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
-from fastrate.data.game_table import game_layout
+from fastrate.data.game_table import game_layout, time_values
 from fastrate.data.matches import Matches, match_layout, matches_from_table
+from fastrate.data.periods import parse_time
 from fastrate.data.players import PlayerIndex
 from fastrate.errors import ConfigError, InputError
-from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables
+from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
 from fastrate.io.tables import games_from_table
 from fastrate.metrics import ScoreSums, check_draws
 from fastrate.systems import SystemSpec
 
-__all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "CHUNK_ROWS", "count_rows"]
+__all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "match_chunks", "CHUNK_ROWS",
+           "count_rows"]
 
 #: per-game arrays of :class:`Games` that a chunk carries over (the rest is per chunk)
 _GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral")
@@ -155,8 +157,50 @@ def _check_order(data: Games | Matches, last: Any) -> Any:
     return key[-1]
 
 
+def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callable,
+            sort: bool, time_format: str | None, players: _GrowingIndex,
+            player_columns: Callable[[Any], list[str]]) -> Iterator[tuple[Any, Any]]:
+    """The input's chunks as tables, in file order or (``sort``) sorted by time (an
+    external sort: :func:`fastrate.io.chunks.sorted_tables`; its first pass numbers the
+    players in ``players`` in order of first appearance in the input, as the in-memory
+    reader does, from the ``player_columns(layout)``)."""
+    files = input_files(source)
+
+    def columns_of(names: list[str], where: str) -> list[str]:
+        return layout_of(names, where).columns()
+
+    if not sort:
+        return iter_tables(files, format, chunk_rows, columns_of)
+
+    def key_of(table: Any, src: Any) -> np.ndarray:
+        lay = layout_of(table.column_names, src.name or "the input")
+        if lay.time is not None:
+            t = parse_time(time_values(table.column(lay.time), lay.time, time_format, src),
+                           lay.time, src)
+            return t.view(np.int64) if t.dtype.kind == "M" else t
+        if lay.period is not None:
+            col = table.column(lay.period)
+            import pyarrow as pa
+
+            if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
+                return np.asarray(col.to_numpy(), dtype=np.float64)
+            raise InputError(f"sorting needs a time column or numeric period labels; "
+                             f"'{lay.period}' of {src.name} holds text")
+        raise InputError(f"sorting needs a time or period column; {src.name} has neither")
+
+    def observe(table: Any, src: Any) -> None:
+        lay = layout_of(table.column_names, src.name or "the input")
+        cols = player_columns(lay)
+        index, _ = PlayerIndex.intern(*(table.column(c) for c in cols), names=cols,
+                                      source=src)
+        players.add(index, src.where(0))
+
+    return sorted_tables(files, format, chunk_rows, columns_of, key_of, observe=observe)
+
+
 def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,
-                timings: dict[str, float] | None = None, **columns: Any) -> Iterator[Games]:
+                timings: dict[str, float] | None = None, sort: bool = False,
+                **columns: Any) -> Iterator[Games]:
     """The games of ``source`` (a file, folder, glob or list of them; see
     :func:`fastrate.io.chunks.input_files`) as a sequence of :class:`Games` of about
     ``chunk_rows`` games, in time order, every chunk's players a view of one growing
@@ -170,8 +214,9 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
     players = _GrowingIndex()
     last = None
     clock = _Clock(timings)
-    tables = iter_tables(input_files(source), format, chunk_rows,
-                         lambda names, where: game_layout(names, where, **layout).columns())
+    tables = _tables(source, format, chunk_rows,
+                     lambda names, where: game_layout(names, where, **layout), sort,
+                     columns.get("time_format"), players, lambda lay: [lay.first, lay.second])
     while True:
         with clock("read"):
             item = next(tables, None)
@@ -280,7 +325,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
                 format: str | None = None, initial: Any = None,
                 on_predictions: Callable[[Any, Ratings], None] | None = None,
                 progress: Callable[[int, int | None, float], None] | None = None,
-                timings: dict[str, float] | None = None, **columns: Any) -> Ratings:
+                timings: dict[str, float] | None = None, sort: bool = False,
+                **columns: Any) -> Ratings:
     """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
     string, ``(name, config)`` or config object); return the final :class:`Ratings`
     (``predictions`` None: they went to ``on_predictions(part, ratings)``, called when
@@ -307,10 +353,11 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     clock = _Clock(timings)
     if spec.system.data == "matches":
         parts: Iterator[Any] = _ready_matches(spec, match_chunks(
-            source, chunk_rows=chunk_rows, format=format, timings=timings, **columns))
+            source, chunk_rows=chunk_rows, format=format, timings=timings, sort=sort,
+            **columns))
     else:
         parts = _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
-                                               timings=timings, **columns))
+                                               timings=timings, sort=sort, **columns))
     for games in parts:
         with clock("rate"):
             state = _rate(spec, games, state, want)
@@ -383,7 +430,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
                     draws: str = "exclude", bins: int = 10, chunk_rows: int = CHUNK_ROWS,
                     format: str | None = None,
                     progress: Callable[[int, int | None, float], None] | None = None,
-                    **columns: Any) -> Evaluation:
+                    sort: bool = False, **columns: Any) -> Evaluation:
     """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
     :class:`~fastrate.data.Evaluation` as :func:`fastrate.evaluate.evaluate` on the
     whole input (same bits), scores added to running sums
@@ -407,7 +454,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         state = None
         done, start = 0, time.perf_counter()
         for games in _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows,
-                                                    format=format, **columns)):
+                                                    format=format, sort=sort, **columns)):
             state = _rate(spec, games, state, True)
             acc.add(state.predictions, games.score, mask=burn.mask(games))
             state = dataclasses.replace(state, predictions=None)
@@ -437,7 +484,8 @@ _SEAT_ARRAYS = ("player", "weight", "row")
 
 
 def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,
-                 timings: dict[str, float] | None = None, **columns: Any) -> Iterator[Matches]:
+                 timings: dict[str, float] | None = None, sort: bool = False,
+                 **columns: Any) -> Iterator[Matches]:
     """The matches of a long-format ``source`` (one row per seat, see
     :func:`fastrate.read_matches`) as a sequence of :class:`Matches` of about
     ``chunk_rows`` rows, in time order, players numbered globally as in
@@ -453,8 +501,9 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
     last = None
     clock = _Clock(timings)
     held: Any = None
-    tables = iter_tables(input_files(source), format, chunk_rows,
-                         lambda names, where: match_layout(names, where, **layout).columns())
+    tables = _tables(source, format, chunk_rows,
+                     lambda names, where: match_layout(names, where, **layout), sort,
+                     columns.get("time_format"), players, lambda lay: [lay.player])
 
     def build(table: Any, src: Any) -> Matches:
         nonlocal last

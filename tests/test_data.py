@@ -182,7 +182,7 @@ def test_optional_columns_are_converted():
     (dict(time=["2024-01-02", "2024-01-01", "2024-01-03", "2024-01-04"], sort=False),
      InputError, r"^column 'time' must be nondecreasing \(games in chronological order\); "
      r"found 2024-01-01 at row 2; sort the input by time, or pass sort=True "
-     r"\(which sorts the whole input in memory\)$"),
+     r"\(--sort\)$"),
     (dict(time=[1.0, 2.0, 5.0, 3.0], sort=False), InputError,
      r"column 'time' must be nondecreasing .*; found 3.0 at row 4"),
     (dict(period=[1, 2, 2, 1], sort=False), InputError,

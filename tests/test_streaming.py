@@ -265,3 +265,38 @@ def test_team_systems_in_chunks_are_the_whole_run_to_the_bit(long_file, spec, ch
     full = SystemSpec.parse(spec).rate(read_matches(long_file, period="season"))
     _assert_same(full, streaming.rate_chunks(long_file, spec, chunk_rows=chunk_rows,
                                              period="season"))
+
+
+# ----------------------------------------------------------------------------------
+# --sort: an external sort
+
+
+def test_external_sort_gives_the_whole_input_sorted_run(tmp_path):
+    """Shuffled games: with sort=True, chunked (runs on disk, merged) equals the
+    in-memory run, which sorts stably by time; equal times keep their input order."""
+    rng = np.random.default_rng(9)
+    table = _table(2000)
+    days = rng.integers(0, 60, table.num_rows)  # many equal times
+    table = table.append_column("date", pa.array(
+        (np.datetime64("2024-01-01") + days).astype("datetime64[ms]")))
+    path = tmp_path / "shuffled.parquet"
+    pq.write_table(table, path, row_group_size=150)
+    full = SystemSpec.parse("glicko2").rate(fastrate.read_games(path, period="1w"))
+    for chunk_rows in (100, 700, 5000):
+        _assert_same(full, streaming.rate_chunks(path, "glicko2", chunk_rows=chunk_rows,
+                                                 sort=True, period="1w"))
+    with pytest.raises(InputError, match="nondecreasing|out of time order"):
+        streaming.rate_chunks(path, "glicko2", chunk_rows=100, period="1w")
+    whole = evaluate(fastrate.read_games(path, period="1w"), ["elo"], burn_in=1)
+    chunked = streaming.evaluate_chunks(path, ["elo"], burn_in=1, chunk_rows=300, sort=True,
+                                        period="1w")
+    assert whole.rows == chunked.rows
+
+
+def test_sorted_chunks_name_the_input_rows(tmp_path):
+    p = tmp_path / "bad.csv"
+    _write(p, {"white": ["a", "b", "c", "a"], "black": ["b", "c", "a", "c"],
+               "score": [1.0, 0.0, 7.0, 1.0], "date": ["2024-01-04", "2024-01-03",
+                                                       "2024-01-02", "2024-01-01"]})
+    with pytest.raises(InputError, match=r"found 7.0 at row 3\b"):
+        streaming.rate_chunks(p, "elo", chunk_rows=2, sort=True)

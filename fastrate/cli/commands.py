@@ -52,12 +52,18 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
     return example in MATCH_EXAMPLES or any(systems.get(n).data == "matches" for n in names)
 
 
-CHUNK_OPTION = click.option(
-    "--chunk-rows", type=click.IntRange(min=0), default=None, metavar="N",
-    help="Read FILE N games at a time, the ratings carried from chunk to chunk (memory "
-    "grows with the players, not the games; the same results); 0: read it whole. "
-    "Default: in chunks of 4,000,000 for a folder, a glob pattern or a file of 256 MB or "
-    "more, when every system rates games one by one.")
+def CHUNK_OPTION(fn):  # noqa: N802 - used as a decorator, like click's
+    """``--chunk-rows`` and ``--sort`` of the commands that read large inputs."""
+    fn = click.option("--sort", "sort_input", is_flag=True, help="In chunks: sort the "
+                      "input by time first (an external sort: sorted runs on disk in the "
+                      "temporary folder, merged; memory about one chunk). Reading the whole "
+                      "input always sorts.")(fn)
+    return click.option(
+        "--chunk-rows", type=click.IntRange(min=0), default=None, metavar="N",
+        help="Read FILE N games at a time, the ratings carried from chunk to chunk (memory "
+        "grows with the players, not the games; the same results); 0: read it whole. "
+        "Default: in chunks of 4,000,000 for a folder, a glob pattern or a file of 256 MB "
+        "or more, when every system rates games one by one.")(fn)
 
 
 def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, specs: list,
@@ -119,7 +125,7 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
 @input_options
 @output_options
 def rate_command(file, example, system, initial, resets, predictions, top, chunk_rows,
-                 input_format, output, fmt, progress, **kw) -> None:
+                 sort_input, input_format, output, fmt, progress, **kw) -> None:
     """Rate the games (or matches) in FILE and print or write the ratings.
 
     Two-player games: one row per game. Team and free-for-all matches (trueskill,
@@ -146,7 +152,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
                          "--resets" if resets is not None else None, matches_ok=True)
     if chunks is not None:
         _rate_in_chunks(file, parsed, chunks, initial, predictions, top, input_format,
-                        output, fmt, progress, split_columns(columns, as_matches))
+                        output, fmt, progress, split_columns(columns, as_matches), sort_input)
         return
     bar = Progress(["reading", "rating", "writing"], progress)
     try:
@@ -220,7 +226,7 @@ def _print_ratings(ratings, spec: str, what: str, src: str, top: int, output, fm
 
 
 def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_format, output,
-                    fmt, progress, columns) -> None:
+                    fmt, progress, columns, sort_input) -> None:
     """``fastrate rate`` chunk by chunk (:func:`fastrate.streaming.rate_chunks`): the
     predictions written as they come, progress by chunk."""
     import contextlib
@@ -251,7 +257,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
             ratings = rate_chunks(
                 file, spec, chunk_rows=chunk_rows, format=input_format,
                 initial=read_ratings(initial) if initial is not None else None,
-                on_predictions=on_predictions, progress=bar, **columns)
+                on_predictions=on_predictions, progress=bar, sort=sort_input, **columns)
         if output is not None or fmt is not None:
             emit(ratings.to_arrow(sort=True), output, fmt)
     finally:
@@ -300,7 +306,7 @@ def _team_predictions(matches, ratings):
 @input_options
 @output_options
 def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_rows,
-                     input_format, output, fmt, progress, **kw) -> None:
+                     sort_input, input_format, output, fmt, progress, **kw) -> None:
     """Compare rating systems on FILE by walk-forward prediction.
 
     Every system predicts each game from the ratings before it; the table gives log loss,
@@ -336,7 +342,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_
         try:
             result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
                                      chunk_rows=chunks, format=input_format, progress=bar,
-                                     **split_columns(columns, False))
+                                     sort=sort_input, **split_columns(columns, False))
         finally:
             bar.close()
     else:

@@ -250,7 +250,7 @@ def chronological_order(time: np.ndarray | None, period: np.ndarray | None, *, s
             col = "time" if time is not None else "period"
             raise fail_at(col, f"must be nondecreasing ({what} in chronological order)",
                           key, i, source, "sort the input by time, or pass sort=True "
-                          "(which sorts the whole input in memory)")
+                          "(--sort)")
         order = np.argsort(keyv, kind="stable").astype(np.int64)
     if time is not None and period is not None:
         pk = period if order is None else period[order]

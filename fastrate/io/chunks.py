@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from fastrate._validate import Source
 from fastrate.data.game_table import release_arrow_memory
 from fastrate.errors import InputError
 from fastrate.io.tables import CSV_BLOCK_SIZE, column_names, format_of, read_table
 
-__all__ = ["input_files", "iter_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES", "STREAM_MIN_BYTES",
-           "is_many"]
+__all__ = ["input_files", "iter_tables", "sorted_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES",
+           "STREAM_MIN_BYTES", "is_many"]
 
 #: rows per chunk by default: about 200 MB of games in memory at a time
 CHUNK_ROWS = 4_000_000
@@ -171,3 +175,107 @@ def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int
     if batches:
         yield pa.Table.from_batches(batches), Source(path.name, first_line=2,
                                                      row_offset=offset)
+
+
+#: the columns an external sort adds to its runs: the sort key, the input row
+SORT_KEY, SORT_ROW = "__fastrate_key", "__fastrate_row"
+
+
+def sorted_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
+                  columns_of: Callable[[list[str], str], list[str]],
+                  key_of: Callable[[Any, Source], np.ndarray],
+                  folder: str | os.PathLike | None = None,
+                  observe: Callable[[Any, Source], None] | None = None
+                  ) -> Iterator[tuple[Any, Source]]:
+    """The chunks of :func:`iter_tables`, stably sorted by ``key_of(table, source)``
+    (int64 or float64 per row) across the whole input: an external merge sort. Each
+    chunk is sorted and written as a run (Parquet, in ``folder``, default the system's
+    temporary folder, removed at the end); the runs are then merged block by block, so
+    memory holds about one chunk whatever the input's size. Equal keys keep their input
+    order. The chunks' ``source`` names rows by their place in the input (files read
+    one after another). ``observe(table, source)`` sees every chunk in input order
+    first (to number the players in order of first appearance in the input)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tmp = Path(tempfile.mkdtemp(prefix="fastrate-sort-", dir=folder))
+    names = ", ".join(f.name for f in files)
+    try:
+        runs: list[Path] = []
+        offset = 0
+        for table, src in iter_tables(files, format, chunk_rows, columns_of):
+            if observe is not None:
+                observe(table, src)
+            key = np.asarray(key_of(table, src))
+            order = np.argsort(key, kind="stable")
+            run = table.take(pa.array(order)).append_column(SORT_KEY, pa.array(key[order]))
+            run = run.append_column(SORT_ROW, pa.array(order + offset))
+            offset += table.num_rows
+            runs.append(tmp / f"run{len(runs):06d}.parquet")
+            pq.write_table(run, runs[-1])
+            del table, run
+        yield from _merge_runs(runs, chunk_rows, names)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _merge_runs(runs: list[Path], chunk_rows: int, name: str) -> Iterator[tuple[Any, Source]]:
+    """Merge sorted runs into chunks of about ``chunk_rows`` rows in key order (ties in
+    run order, then row order: the input order)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    block = max(chunk_rows // max(len(runs), 1), 1 << 14)
+    readers = [pq.ParquetFile(r).iter_batches(batch_size=block) for r in runs]
+    buffers: list[Any] = [None] * len(runs)
+    keys: list[Any] = [None] * len(runs)
+    done = [False] * len(runs)
+
+    def refill(i: int) -> None:
+        while not done[i] and (buffers[i] is None or buffers[i].num_rows == 0):
+            batch = next(readers[i], None)
+            if batch is None:
+                done[i] = True
+                buffers[i] = None
+                return
+            buffers[i] = pa.Table.from_batches([batch])
+            keys[i] = buffers[i].column(SORT_KEY).to_numpy()
+
+    for i in range(len(runs)):
+        refill(i)
+    out: list[Any] = []
+    rows = 0
+    while any(b is not None and b.num_rows for b in buffers):
+        # every row up to the smallest last key of the runs with more to come is final
+        open_runs = [keys[i][-1] for i in range(len(runs))
+                     if buffers[i] is not None and buffers[i].num_rows and not done[i]]
+        bound = min(open_runs) if open_runs else None
+        pieces, piece_keys = [], []
+        for i in range(len(runs)):
+            if buffers[i] is None or buffers[i].num_rows == 0:
+                continue
+            n = keys[i].shape[0] if bound is None else int(
+                np.searchsorted(keys[i], bound, side="right"))
+            if n:
+                pieces.append(buffers[i].slice(0, n))
+                piece_keys.append(keys[i][:n])
+                buffers[i], keys[i] = buffers[i].slice(n), keys[i][n:]
+                refill(i)
+        merged = pa.concat_tables(pieces)
+        order = np.argsort(np.concatenate(piece_keys), kind="stable")
+        out.append(merged.take(pa.array(order)))
+        rows += len(order)
+        if rows >= chunk_rows:
+            yield _sorted_chunk(out, name)
+            out, rows = [], 0
+    if out:
+        yield _sorted_chunk(out, name)
+
+
+def _sorted_chunk(parts: list[Any], name: str) -> tuple[Any, Source]:
+    import pyarrow as pa
+
+    table = pa.concat_tables(parts).combine_chunks()
+    rows = table.column(SORT_ROW).to_numpy()
+    table = table.drop_columns([SORT_KEY, SORT_ROW])
+    return table, Source(name, rows=rows)
