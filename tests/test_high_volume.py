@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrate
-from fastrate.ratings import _common, elo, glicko, glicko2
+from fastrate.ratings import elo, glicko, glicko2
 
 
 def _games(seed: int, n_players: int = 30, n_games: int = 400, periods: bool = True,
@@ -66,30 +66,14 @@ def test_elo_fast_path_matches_the_full_kernel_on_random_games(seed, n_players, 
     _same_state(elo.rate(games, config), elo.rate(games, config, predictions=False))
 
 
-def test_counting_beside_the_rating_loop_on_a_second_thread(monkeypatch):
-    """The threaded path (used from COUNT_BESIDE_MIN_GAMES games) gives the same table."""
-    games = _games(3)
-    serial = elo.rate(games, elo.EloConfig(), predictions=False)
-    monkeypatch.setattr(_common, "COUNT_BESIDE_MIN_GAMES", 1)
-    threaded = elo.rate(games, elo.EloConfig(), predictions=False)
-    for name, column in serial.columns().items():
-        np.testing.assert_array_equal(column, threaded.columns()[name], err_msg=name)
-
-
-def test_count_games_against_a_loop():
-    rng = np.random.default_rng(4)
-    white, black = rng.integers(0, 9, 200), rng.integers(0, 9, 200)
-    period = np.sort(rng.integers(0, 5, 200))
-    played = np.zeros(9, dtype=np.int64)
-    last = np.full(9, -1, dtype=np.int64)
-    _common.count_games(white, black, period, played, last)
-    want_played, want_last = np.zeros(9, dtype=np.int64), np.full(9, -1, dtype=np.int64)
-    for w, b, p in zip(white.tolist(), black.tolist(), period.tolist()):
-        want_played[w] += 1
-        want_played[b] += 1
-        want_last[w] = want_last[b] = p
-    np.testing.assert_array_equal(played, want_played)
-    np.testing.assert_array_equal(last, want_last)
+def test_final_path_falls_back_when_the_packing_does_not_fit():
+    """Periods spanning 2^30 or more do not fit the packed record: the plain kernel
+    runs instead, with the same table."""
+    games = _games(6, periods=False)
+    far = fastrate.Games.from_arrays(games.white, games.black, games.score,
+                                     period=np.where(np.arange(games.n_games) < 200, 0,
+                                                     2**40))
+    _same_state(elo.rate(far), elo.rate(far, predictions=False))
 
 
 def test_ratings_without_predictions_print():

@@ -208,20 +208,6 @@ def _pga_case() -> list[np.ndarray]:
 
 
 #: bare name of every function that uses threads -> the case that runs it
-def _count_beside_case() -> list[np.ndarray]:
-    """Elo's final ratings: games counted beside the rating loop (from
-    COUNT_BESIDE_MIN_GAMES games on)."""
-    elo = _import("fastrate.ratings.elo")
-    n = _import("fastrate.ratings._common").COUNT_BESIDE_MIN_GAMES
-    rng = np.random.default_rng(5)
-    white = rng.integers(0, 5000, n)
-    games = _import("fastrate").Games.from_arrays(
-        white, (white + rng.integers(1, 5000, n)) % 5000, rng.choice([0.0, 0.5, 1.0], n),
-        period=np.arange(n) // 1000)
-    r = elo.rate(games, elo.EloConfig(), predictions=False)
-    return [r.rating, r.games_played, r.state["last_period"]]
-
-
 def _bootstrap_case() -> list[np.ndarray]:
     """Batch Bradley-Terry's parametric bootstrap: samples split over threads."""
     bt = _import("fastrate.ratings.bradley_terry")
@@ -237,7 +223,6 @@ def _bootstrap_case() -> list[np.ndarray]:
 
 
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
-    "count_games": _count_beside_case,
     "bootstrap": _bootstrap_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,
@@ -434,7 +419,7 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     acc.add([0.8, 0.5, 0.3, 0.0], [1.0, 0.5, 1.0, 0.0], weights=[1.0, 2.0, 1.0, 1.0],
             mask=np.array([True, True, False, True]))
     acc.summary("half"), acc.calibration()
-    # Elo's final ratings only: the rating loop and the game counts beside it
+    # Elo's final ratings only: one record per player, with and without periods
     elo = load("fastrate.ratings.elo")
     for period in (None, [0, 0, 1, 1, 2, 2]):
         elo.rate(fastrate.Games.from_arrays(g.white, g.black, g.score, period=period,

@@ -11,21 +11,18 @@ The expected score of the Elo family (SPEC §1.1) is
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
-from fastrate._numba import inline_kernel, kernel
+from fastrate._numba import inline_kernel
 from fastrate._vecmath import LN10, exp, log, logistic, prefetch_row, select
 from fastrate.data.results import NO_PERIOD
 from fastrate.data.state import exact_values
 from fastrate.errors import InputError
 
 __all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
-           "count_games", "open_records", "exact_records",
+           "open_records", "exact_records",
            "cap_lead", "rating_lead", "table_value", "PeriodRule", "GROWTH_GLICKO",
            "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
 
@@ -54,45 +51,6 @@ def cap_lead(d, cap):
         if d < -cap:
             return -cap
     return d
-
-
-@kernel
-def _count_games_kernel(white, black, period, games_played, last_period):
-    """``games_played[p] += 1`` for both players of every game and, when ``period`` is
-    given (length > 0), ``last_period[p]`` = the period of p's last game."""
-    has_p = period.shape[0] > 0
-    for i in range(white.shape[0]):
-        games_played[white[i]] += 1
-        games_played[black[i]] += 1
-        if has_p:
-            last_period[white[i]] = period[i]
-            last_period[black[i]] = period[i]
-
-
-#: games from which :func:`count_games` counts on a second thread beside the rating loop
-COUNT_BESIDE_MIN_GAMES = 200_000
-
-
-def count_games(white: np.ndarray, black: np.ndarray, period: np.ndarray,
-                games_played: np.ndarray, last_period: np.ndarray,
-                beside: Callable[[], None] | None = None) -> None:
-    """Add every game to both players' ``games_played`` and (``period`` of length > 0)
-    set their ``last_period``, in place; run ``beside()`` (a rating loop that leaves those
-    two arrays alone) at the same time on a second thread when Numba may use two
-    (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`) and there are enough games to
-    pay for it. Integer counts and stores: the same result whatever runs first. The
-    kernels release the GIL."""
-    args = (white, black, period, games_played, last_period)
-    if beside is None:
-        _count_games_kernel(*args)
-        return
-    if white.shape[0] < COUNT_BESIDE_MIN_GAMES or numba.get_num_threads() < 2:
-        beside()
-        _count_games_kernel(*args)
-        return
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for done in [pool.submit(_count_games_kernel, *args), pool.submit(beside)]:
-            done.result()
 
 
 @inline_kernel

@@ -45,7 +45,6 @@ from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     LN10,
     PREFETCH,
-    count_games,
     logistic,
     prefetch_row,
     rating_lead,
@@ -376,6 +375,7 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
     k, factor, cap, advantage = step
     n = white.shape[0]
     has_r, has_w, has_n, has_p, record = _given(input_row, weight, neutral, period, pre_white)
+    has_pred = pred.shape[0] > 0
     for i in range(n):
         a = white[i]
         b = black[i]
@@ -387,7 +387,8 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
         # this loop ran 3-9% slower
         d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
         e = logistic(d, factor)
-        pred[row] = e
+        if has_pred:
+            pred[row] = e
         diff = score[i] - e
         if has_w:
             diff *= weight[i]
@@ -400,31 +401,74 @@ def _elo_simple_kernel(white, black, score, weight, neutral, period, rating, gam
             last_period[b] = period[i]
 
 
+#: the final-ratings path packs games played (low 32 bits) and the last period seen
+#: (high bits: period - first period + 1; 0 = none in this run) in one int64
+_LOW32 = (1 << 32) - 1
+
+
 @kernel
-def _elo_final_kernel(white, black, score, weight, neutral, rating, step):
-    """:func:`_elo_simple_kernel` for final ratings only: no per-game outputs and no
-    per-player state but the rating (games played and last periods are counted beside
-    it, :func:`~fastrate.ratings._common.count_games`), the ratings of the games
-    ``PREFETCH`` ahead prefetched. At a million players the ratings no longer fit in the
-    caches: each extra per-player array the loop touches, or per-game array it writes,
-    costs more than the arithmetic (measured: 3x slower with a games-played counter in
-    the loop). Same arithmetic, so the same ratings to the bit."""
+def _elo_final_kernel(white, black, score, weight, neutral, period, p0, rec, packed, step):
+    """:func:`_elo_simple_kernel` for final ratings only: no per-game outputs, and all
+    of a player's state in one 16-byte record, ``rec[p, 0]`` his rating and
+    ``packed[p, 1]`` (the same memory seen as int64) his games played and, with periods,
+    his last period (see :data:`_LOW32`); the records of the games ``PREFETCH`` ahead
+    are prefetched. At a million players the ratings no longer fit in the caches: a
+    second per-player array (games played) beside the ratings made this loop 3x slower,
+    in C as in Numba, while a second field in the same cache line costs little. Same
+    arithmetic as the other kernels, so the same ratings to the bit."""
     k, factor, cap, advantage = step
     n = white.shape[0]
     has_w = weight.shape[0] > 0
     has_n = neutral.shape[0] > 0
+    has_p = period.shape[0] > 0
     for i in range(n):
         if i + PREFETCH < n:
-            prefetch_row(rating, white[i + PREFETCH])
-            prefetch_row(rating, black[i + PREFETCH])
+            prefetch_row(rec, white[i + PREFETCH])
+            prefetch_row(rec, black[i + PREFETCH])
         a = white[i]
         b = black[i]
-        d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
+        d = rating_lead(rec[a, 0] - rec[b, 0], not (has_n and neutral[i]), advantage, cap)
         diff = score[i] - logistic(d, factor)
         if has_w:
             diff *= weight[i]
-        rating[a] += k * diff
-        rating[b] -= k * diff
+        rec[a, 0] += k * diff
+        rec[b, 0] -= k * diff
+        if has_p:
+            hi = (period[i] - p0 + 1) << 32
+            packed[a, 1] = hi | ((packed[a, 1] & _LOW32) + 1)
+            packed[b, 1] = hi | ((packed[b, 1] & _LOW32) + 1)
+        else:
+            packed[a, 1] += 1
+            packed[b, 1] += 1
+
+
+def _rate_final(games: Games, state: PlayerState, period: np.ndarray,
+                step: EloStep) -> bool:
+    """Final ratings through :func:`_elo_final_kernel`, updating ``state`` in place;
+    False (nothing done) when the counts or the period range do not fit its packing."""
+    n = len(state.players)
+    p0 = 0
+    if period.shape[0]:
+        p0 = int(period[0])
+        if int(period[-1]) - p0 + 1 >= 1 << 30:
+            return False
+    if n and int(state.games_played.max()) + 2 * games.n_games >= 1 << 31:
+        return False
+    rec = np.empty((n, 2), dtype=np.float64)
+    packed = rec.view(np.int64)
+    rec[:, 0] = state.rating
+    packed[:, 1] = state.games_played
+    _elo_final_kernel(games.white, games.black, games.score,
+                      _EMPTY_F if games.weight is None else games.weight,
+                      _EMPTY_B if games.neutral is None else games.neutral,
+                      period, p0, rec, packed, step)
+    state.rating[:] = rec[:, 0]
+    state.games_played[:] = packed[:, 1] & _LOW32
+    if period.shape[0]:
+        hi = packed[:, 1] >> 32
+        played = hi > 0
+        state.last_period[played] = hi[played] - 1 + p0
+    return True
 
 
 # ----------------------------------------------------------------------------------
@@ -554,15 +598,13 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     simple = (config.k_schedule == "constant" and config.margin == "none"
               and config.regression == 0.0 and reset_game.shape[0] == 0 and not by_period)
     factor, cap, advantage = LN10 / config.scale, float(config.cap or 0.0), float(config.advantage)
-    if simple and not predictions and not record_pregame:
-        step = EloStep(float(config.k), factor, cap, advantage)
-        count_games(games.white, games.black, period, state.games_played, state.last_period,
-                    beside=lambda: _elo_final_kernel(games.white, games.black, games.score,
-                                                     weight, neutral, state.rating, step))
+    step = EloStep(float(config.k), factor, cap, advantage)
+    if simple and not predictions and not record_pregame and _rate_final(
+            games, state, period, step):
+        pass  # final ratings only, one record per player
     elif simple:
         _elo_simple_kernel(games.white, games.black, games.score, weight, neutral, period,
-                           state.rating, state.games_played, state.last_period,
-                           EloStep(float(config.k), factor, cap, advantage),
+                           state.rating, state.games_played, state.last_period, step,
                            pred, pre_white, pre_black, input_row)
     else:
         params = _EloParams(
