@@ -254,7 +254,8 @@ def long_file(tmp_path_factory):
     return path
 
 
-MATCH_SPECS = ["trueskill", "elom", "pairwise_elo", "codeforces"]
+MATCH_SPECS = ["trueskill", "weng_lin", "weng_lin:model=thurstone_mosteller_full", "elom",
+               "pairwise_elo", "codeforces"]
 
 
 @pytest.mark.parametrize("spec", MATCH_SPECS)

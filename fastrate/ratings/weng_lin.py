@@ -47,6 +47,7 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number
 from fastrate._vecmath import exp, logistic
 from fastrate.data.results import Ratings
+from fastrate.data.state import exact_values
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
 
@@ -989,6 +990,9 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
         games_played = np.array(games_played, dtype=np.int64)  # counted on in place
     st = np.empty(2 * n, dtype=np.float64)
     _pack_state(mu0, sigma0, float(config.mu), float(config.sigma), st)
+    exact = exact_values(initial, matches.players)
+    if "var" in exact:  # a previous run's sigma^2 itself, not sqrt(sigma^2)^2
+        st[1:2 * exact["var"].shape[0]:2] = exact["var"]
     weight = matches.weight
     has_score = matches.score is not None and config.margin > 0.0
     prm = _params(config, has_score)
@@ -1017,4 +1021,5 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     _unpack_state(st, float(config.conservative_k), mu, sigma, rating)
     return Ratings("weng_lin", matches.players, rating, games_played, pred, config,
                    state={"rating": rating, "mu": mu, "sigma": sigma,
-                          "games_played": games_played}, pair_predictions=pair)
+                          "games_played": games_played}, pair_predictions=pair,
+                   exact={"var": st[1::2].copy()})
