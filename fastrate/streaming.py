@@ -298,27 +298,33 @@ def _rate(spec: SystemSpec, games: Games, initial: Any, predictions: bool) -> Ra
     return spec.system.rate(games, spec.config, initial=initial)
 
 
-def _ready_games(spec: SystemSpec, chunks: Iterator[Games]) -> Iterator[Games]:
-    """The chunks as the system may rate them: for a period-based system, every chunk
+def _ready_parts(spec: SystemSpec, chunks: Iterator[Any], join: Callable,
+                 split: Callable) -> Iterator[Any]:
+    """The chunks (:class:`Games` or :class:`Matches`, joined and split by ``join`` /
+    ``split``) as the system may rate them: for a period-based system, every chunk
     without its last period, which goes in front of the next chunk."""
     whole = _whole_periods(spec)
-    held: Games | None = None
-    for games in chunks:
-        games = _join(held, games)
+    held = None
+    for part in chunks:
+        part = join(held, part)
         held = None
         if whole:
-            if games.period is None:
+            if part.period is None:
                 raise ConfigError(f"{spec.label} updates once per rating period: give the "
-                                  "games a period (e.g. --period month) to rate them in "
+                                  "input a period (e.g. --period month) to rate it in "
                                   "chunks")
-            cut = int(np.searchsorted(games.period, games.period[-1], side="left"))
+            cut = int(np.searchsorted(part.period, part.period[-1], side="left"))
             if cut == 0:
-                held = games  # one period so far: wait for its end
+                held = part  # one period so far: wait for its end
                 continue
-            games, held = _split(games, cut)
-        yield games
-    if held is not None and held.n_games:
+            part, held = split(part, cut)
+        yield part
+    if held is not None and len(held):
         yield held
+
+
+def _ready_games(spec: SystemSpec, chunks: Iterator[Games]) -> Iterator[Games]:
+    return _ready_parts(spec, chunks, _join, _split)
 
 
 def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROWS,
@@ -584,22 +590,4 @@ def _join_matches(a: Matches | None, b: Matches) -> Matches:
 
 
 def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matches]:
-    """As :func:`_ready_games`, for matches."""
-    whole = _whole_periods(spec)
-    held: Matches | None = None
-    for m in chunks:
-        m = _join_matches(held, m)
-        held = None
-        if whole:
-            if m.period is None:
-                raise ConfigError(f"{spec.label} updates once per rating period: give the "
-                                  "matches a period (e.g. --period month) to rate them in "
-                                  "chunks")
-            cut = int(np.searchsorted(m.period, m.period[-1], side="left"))
-            if cut == 0:
-                held = m
-                continue
-            m, held = _split_matches(m, cut)
-        yield m
-    if held is not None and held.n_matches:
-        yield held
+    return _ready_parts(spec, chunks, _join_matches, _split_matches)

@@ -154,7 +154,7 @@ def test_out_of_order_input_is_refused_naming_the_row_and_file(tmp_path):
 def test_what_cannot_stream_is_refused_clearly(files, tmp_path):
     with pytest.raises(ConfigError, match="bradley_terry cannot rate in chunks"):
         streaming.rate_chunks(files["parquet"], "bradley_terry")
-    with pytest.raises(ConfigError, match="give the games a period"):
+    with pytest.raises(ConfigError, match="give the input a period"):
         streaming.rate_chunks(files["parquet"], "glicko", chunk_rows=100)
     p = tmp_path / "labels.csv"
     _write(p, {"white": ["a", "b"], "black": ["b", "a"], "score": [1.0, 0.0],

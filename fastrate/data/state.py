@@ -4,7 +4,7 @@ state (``initial=``) on the defaults."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,17 +99,9 @@ def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColum
     if isinstance(initial, Ratings) and extends_players(players, initial.players):
         # a previous run whose players are the first ones of ``players`` (a run continued
         # chunk by chunk): its columns as they are, new players at the defaults
-        n, m = len(players), len(initial.players)
         saved = initial.columns()
-        out: dict[str, np.ndarray] = {}
-        for c in columns:
-            if c.optional and c.name not in saved:
-                continue
-            target = c.full(n, defaults.get(c.name))
-            if c.name in saved:
-                target[:m] = saved[c.name]
-            out[c.name] = target
-        return players, out, None
+        return players, _state_columns(columns, saved, len(players), len(initial.players),
+                                       defaults, lambda c, v, d: v), None
     src = initial_source(initial)
     cols = _initial_columns(initial, columns)
     init_names = cols.pop("player")
@@ -128,16 +120,25 @@ def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColum
     all_names[len(init_index):] = new
     index = PlayerIndex(all_names)
     mapping = np.array([index.lookup[name] for name in game_names], dtype=np.int64)
-    n, m = len(index), len(init_index)
+    return index, _state_columns(columns, cols, len(index), len(init_index), defaults,
+                                 lambda c, v, d: _saved_values(c, v, d, src)), mapping
+
+
+def _state_columns(columns: Sequence[StateColumn], saved: Mapping[str, Any], n: int, m: int,
+                   defaults: Mapping[str, Any], check: Callable[[StateColumn, Any, np.ndarray],
+                                                                 Any]) -> dict[str, np.ndarray]:
+    """Every column of ``columns`` for ``n`` players at its default, the first ``m`` set
+    to the ``saved`` values (through ``check(column, values, defaults)``); an optional
+    column only when it was saved."""
     out: dict[str, np.ndarray] = {}
     for c in columns:
-        if c.optional and c.name not in cols:
+        if c.optional and c.name not in saved:
             continue
         target = c.full(n, defaults.get(c.name))
-        if c.name in cols:
-            target[:m] = _saved_values(c, cols[c.name], target[:m], src)
+        if c.name in saved:
+            target[:m] = check(c, saved[c.name], target[:m])
         out[c.name] = target
-    return index, out, mapping
+    return out
 
 
 def extends_players(players: PlayerIndex, before: PlayerIndex) -> bool:

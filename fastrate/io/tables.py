@@ -298,14 +298,7 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
         if by_name is not None and by_name != fmt:
             raise InputError(f"cannot write {path}: its name says {by_name} but the format "
                              f"asked for is {fmt}; rename the file or drop the format")
-    target = Path(path)
-    codec = _COMPRESSION.get(target.suffix.lower())
-    if codec is not None and fmt == "parquet":
-        raise InputError(f"cannot write {path}: Parquet is compressed inside the file; name it "
-                         ".parquet")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    target, codec = _write_target(path, fmt)
     with atomic_file(target) as fh:
         if codec is None:
             _write(table, fh, fmt)
@@ -324,14 +317,7 @@ def table_writer(path: str | os.PathLike, format: str | None = None
     import pyarrow as pa
 
     fmt = format_of(path, format)
-    target = Path(path)
-    codec = _COMPRESSION.get(target.suffix.lower())
-    if codec is not None and fmt == "parquet":
-        raise InputError(f"cannot write {path}: Parquet is compressed inside the file; name it "
-                         ".parquet")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    target, codec = _write_target(path, fmt)
     pieces: list[Any] = []
     with atomic_file(target) as fh:
         out = fh if codec is None else pa.CompressedOutputStream(fh, codec)
@@ -363,6 +349,20 @@ def table_writer(path: str | os.PathLike, format: str | None = None
                 writer.close()
             if codec is not None:
                 out.close()
+
+
+def _write_target(path: str | os.PathLike, fmt: str) -> tuple[Path, str | None]:
+    """The file to write and its compression codec (None), checked: no compressed
+    Parquet, an existing folder."""
+    target = Path(path)
+    codec = _COMPRESSION.get(target.suffix.lower())
+    if codec is not None and fmt == "parquet":
+        raise InputError(f"cannot write {path}: Parquet is compressed inside the file; name it "
+                         ".parquet")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    return target, codec
 
 
 def _write(table, fh, fmt: str) -> None:
