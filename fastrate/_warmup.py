@@ -171,12 +171,14 @@ def _warm_batch() -> None:
 
 def _warm_metrics() -> None:
     """The scores' running sums (evaluation)."""
-    from fastrate.metrics import ScoreSums
+    from fastrate.metrics import ScoreSums, match_summary
 
     acc = ScoreSums(bins=10)
     acc.add(np.array([0.8, 0.3]), np.array([1.0, 0.0]))
     acc.add(np.array([0.8, 0.3]), np.array([1.0, 0.0]), weights=np.array([1.0, 2.0]),
             mask=np.array([True, False]))
+    match_summary(np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.7, 0.55]),
+                  np.array([1, 2, 2]), np.array([0, 3]))
 
 
 GROUPS: list[WarmGroup] = [

@@ -35,7 +35,7 @@ from fastrate._validate import as_1d, as_float64, check_range, fail_at
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
 __all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
-           "calibration", "summary", "ScoreSums", "METRICS", "check_draws", "MATCH_METRICS",
+           "calibration", "summary", "ScoreSums", "MatchScoreSums", "METRICS", "check_draws", "MATCH_METRICS",
            "match_summary", "expected_ranks", "rank_correlation", "winner_outcomes"]
 
 #: predictions are clipped to ``[EPS, 1 - EPS]`` before taking logarithms
@@ -464,44 +464,92 @@ def match_summary(win: Any, pair: Any, rank: Any, offsets: Any, mask: Any = None
     * ``rank_correlation``: mean Spearman correlation of the expected ranks
       (:func:`expected_ranks`) with the actual ranks, over matches where both vary;
     * ``n`` matches and ``n_pairs`` pairs scored.
+
+    Computed as running sums (:class:`MatchScoreSums`), so that matches scored in chunks
+    give the same bits.
     """
-    from fastrate.data._csr import group_of, pair_members, pair_offsets
+    acc = MatchScoreSums()
+    acc.add(win, pair, rank, offsets, mask)
+    return acc.summary()
 
-    off = np.ascontiguousarray(offsets, dtype=np.int64)
-    w = as_float64(win, "win probabilities")
-    pr = as_float64(pair, "pair predictions")
-    r = np.asarray(rank, dtype=np.int64)
-    n_matches, n_teams = off.shape[0] - 1, int(off[-1])
-    poff = pair_offsets(off)
-    if w.shape[0] != n_teams or r.shape[0] != n_teams or pr.shape[0] != int(poff[-1]):
-        raise InputError(f"a match prediction needs one win probability and rank per team "
-                         f"({n_teams}) and one value per pair ({int(poff[-1])}); got "
-                         f"{w.shape[0]}, {r.shape[0]} and {pr.shape[0]}")
-    check_range(w, "win probabilities", 0.0, 1.0)
-    check_range(pr, "pair predictions", 0.0, 1.0)
-    sel = np.ones(n_matches, dtype=np.bool_) if mask is None else np.asarray(mask, np.bool_)
-    grp = group_of(off)
-    tsel = sel[grp]
-    share = winner_outcomes(r, off)
-    n = int(sel.sum())
-    ll = -np.sum(share[tsel] * np.log(np.clip(w[tsel], EPS, 1.0))) / n if n else math.nan
-    # the favourite: the teams with the match's highest win probability share the credit
-    top = np.full(n_matches, -np.inf)
-    np.maximum.at(top, grp, w)
-    fav = w == top[grp]
-    n_fav = np.bincount(grp, weights=fav.astype(np.float64), minlength=n_matches)
-    credit = np.bincount(grp, weights=(fav & (r == 1)).astype(np.float64),
-                         minlength=n_matches)
-    acc = float(np.mean((credit / n_fav)[sel])) if n else math.nan
-    first, second = pair_members(off)
-    psel = sel[grp[first]]
-    y = np.where(r[first] < r[second], 1.0, 0.5)
-    pll = float(np.mean(_log_terms(pr[psel], y[psel]))) if psel.any() else math.nan
-    dec = psel & (y != 0.5)
-    pacc = float(np.mean(_hits(pr[dec], y[dec]))) if dec.any() else math.nan
-    rho = rank_correlation(expected_ranks(pr, off), r, off)[sel]
-    rho = rho[~np.isnan(rho)]
-    return {"n": n, "n_pairs": int(psel.sum()), "winner_log_loss": float(ll),
-            "winner_accuracy": acc, "pair_log_loss": pll, "pair_accuracy": pacc,
-            "rank_correlation": float(rho.mean()) if rho.size else math.nan}
 
+#: slots of :class:`MatchScoreSums` (sum, compensation pairs; counts are exact floats)
+_M_N, _M_LL, _M_ACC, _M_PN, _M_PLL, _M_PDN, _M_PHIT, _M_RN, _M_RHO = (
+    0, 2, 4, 6, 8, 10, 12, 14, 16)
+
+
+@kernel
+def _add_sum_kernel(values, acc, slot):
+    """Add ``values`` in order to the compensated sum at ``acc[slot]``."""
+    for i in range(values.shape[0]):
+        _add(acc, slot, values[i])
+
+
+class MatchScoreSums:
+    """The running sums behind :func:`match_summary`: :meth:`add` matches in any number
+    of chunks (whole matches), then read :meth:`summary`; every sum adds its terms in
+    order, so chunks give the same bits as one call."""
+
+    def __init__(self) -> None:
+        self.acc = np.zeros(18)
+
+    def _sum(self, values: np.ndarray, slot: int) -> None:
+        _add_sum_kernel(np.ascontiguousarray(values, dtype=np.float64), self.acc, slot)
+
+    def add(self, win: Any, pair: Any, rank: Any, offsets: Any, mask: Any = None) -> None:
+        """Add the matches of one chunk (arguments as :func:`match_summary`)."""
+        from fastrate.data._csr import group_of, pair_members, pair_offsets
+
+        off = np.ascontiguousarray(offsets, dtype=np.int64)
+        w = as_float64(win, "win probabilities")
+        pr = as_float64(pair, "pair predictions")
+        r = np.asarray(rank, dtype=np.int64)
+        n_matches, n_teams = off.shape[0] - 1, int(off[-1])
+        poff = pair_offsets(off)
+        if w.shape[0] != n_teams or r.shape[0] != n_teams or pr.shape[0] != int(poff[-1]):
+            raise InputError(f"a match prediction needs one win probability and rank per "
+                             f"team ({n_teams}) and one value per pair ({int(poff[-1])}); "
+                             f"got {w.shape[0]}, {r.shape[0]} and {pr.shape[0]}")
+        check_range(w, "win probabilities", 0.0, 1.0)
+        check_range(pr, "pair predictions", 0.0, 1.0)
+        sel = (np.ones(n_matches, dtype=np.bool_) if mask is None
+               else np.asarray(mask, np.bool_))
+        grp = group_of(off)
+        tsel = sel[grp]
+        share = winner_outcomes(r, off)
+        self.acc[_M_N] += float(sel.sum())
+        self._sum(-(share[tsel] * np.log(np.clip(w[tsel], EPS, 1.0))), _M_LL)
+        # the favourite: the teams with the match's highest win probability share credit
+        top = np.full(n_matches, -np.inf)
+        np.maximum.at(top, grp, w)
+        fav = w == top[grp]
+        n_fav = np.bincount(grp, weights=fav.astype(np.float64), minlength=n_matches)
+        credit = np.bincount(grp, weights=(fav & (r == 1)).astype(np.float64),
+                             minlength=n_matches)
+        self._sum((credit / np.where(n_fav > 0, n_fav, 1.0))[sel], _M_ACC)
+        first, second = pair_members(off)
+        psel = sel[grp[first]]
+        y = np.where(r[first] < r[second], 1.0, 0.5)
+        self.acc[_M_PN] += float(psel.sum())
+        self._sum(_log_terms(pr[psel], y[psel]), _M_PLL)
+        dec = psel & (y != 0.5)
+        self.acc[_M_PDN] += float(dec.sum())
+        self._sum(_hits(pr[dec], y[dec]), _M_PHIT)
+        rho = rank_correlation(expected_ranks(pr, off), r, off)[sel]
+        rho = rho[~np.isnan(rho)]
+        self.acc[_M_RN] += float(rho.shape[0])
+        self._sum(rho, _M_RHO)
+
+    def summary(self) -> dict[str, float | int]:
+        """The metrics of :func:`match_summary` over every match added."""
+        a = self.acc
+
+        def mean(slot: int, count: float) -> float:
+            return float((a[slot] + a[slot + 1]) / count) if count else math.nan
+
+        n, n_pairs = int(a[_M_N]), int(a[_M_PN])
+        return {"n": n, "n_pairs": n_pairs, "winner_log_loss": mean(_M_LL, a[_M_N]),
+                "winner_accuracy": mean(_M_ACC, a[_M_N]),
+                "pair_log_loss": mean(_M_PLL, a[_M_PN]),
+                "pair_accuracy": mean(_M_PHIT, a[_M_PDN]),
+                "rank_correlation": mean(_M_RHO, a[_M_RN])}

@@ -43,7 +43,7 @@ from fastrate.data.players import PlayerIndex
 from fastrate.errors import ConfigError, InputError
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
 from fastrate.io.tables import games_from_table
-from fastrate.metrics import ScoreSums, check_draws
+from fastrate.metrics import MatchScoreSums, ScoreSums, check_draws, winner_outcomes
 from fastrate.systems import SystemSpec
 
 __all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "match_chunks", "CHUNK_ROWS",
@@ -439,9 +439,11 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
                     sort: bool = False, **columns: Any) -> Evaluation:
     """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
     :class:`~fastrate.data.Evaluation` as :func:`fastrate.evaluate.evaluate` on the
-    whole input (same bits), scores added to running sums
-    (:class:`fastrate.metrics.ScoreSums`) as the chunks go. The input is read once per
-    system."""
+    whole input (same bits), scores added to running sums as the chunks go
+    (:class:`fastrate.metrics.ScoreSums`; for systems that rate matches, read from a
+    long-format ``source``, :class:`fastrate.metrics.MatchScoreSums` and the calibration
+    of the win probabilities, as :func:`fastrate.evaluate.evaluate_matches`). The input
+    is read once per system; the systems rate one kind of data."""
     check_draws(draws)
     k = check_burn_in(burn_in)
     specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
@@ -449,35 +451,55 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     if not specs:
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
     for spec in specs:
-        _check_streamable(spec, matches_too=False)
+        _check_streamable(spec)
+    kinds = {spec.system.data for spec in specs}
+    if len(kinds) > 1:
+        raise ConfigError("in chunks, the systems compared must all rate games or all rate "
+                          "matches; read the input whole to compare both")
+    matches = kinds == {"matches"}
     labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}
-    expected = count_rows(source, format) if progress is not None else None
-    n_games = 0
+    expected = count_rows(source, format) if progress is not None and not matches else None
+    n_done = 0
     for spec, label in zip(specs, labels):
         acc = ScoreSums(bins)
+        match_acc = MatchScoreSums()
         burn = _BurnIn(k)
         state = None
         done, start = 0, time.perf_counter()
-        for games in _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows,
-                                                    format=format, sort=sort, **columns)):
-            state = _rate(spec, games, state, True)
-            acc.add(state.predictions, games.score, mask=burn.mask(games))
-            state = dataclasses.replace(state, predictions=None)
-            done += games.n_games
+        parts = (_ready_matches(spec, match_chunks(source, chunk_rows=chunk_rows,
+                                                   format=format, sort=sort, **columns))
+                 if matches else
+                 _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
+                                                sort=sort, **columns)))
+        for part in parts:
+            state = _rate(spec, part, state, True)
+            mask = burn.mask(part)
+            if matches:
+                off = part.match_team_offsets
+                match_acc.add(state.predictions, state.pair_predictions, part.rank, off,
+                              mask)
+                acc.add(state.predictions, winner_outcomes(part.rank, off),
+                        mask=None if mask is None else mask[part.team_match()])
+            else:
+                acc.add(state.predictions, part.score, mask=mask)
+            state = dataclasses.replace(state, predictions=None, pair_predictions=None)
+            done += len(part)
             if progress is not None:
                 progress(done, expected, time.perf_counter() - start)
         if state is None:
             raise InputError(f"no games in {_name(source)}")
-        row = acc.summary(draws)
+        row = match_acc.summary() if matches else acc.summary(draws)
         if row["n"] == 0:
-            raise InputError(f"a burn-in of {k} period(s) leaves no games to score: the "
-                             f"games span {burn.seen} period(s); use a smaller burn_in")
+            raise InputError(f"a burn-in of {k} period(s) leaves nothing to score: the "
+                             f"input spans {burn.seen} period(s); use a smaller burn_in")
         rows.append({"system": label, **row})
         tables[label] = acc.calibration()
         ratings[label] = state
-        n_games = done
-    return Evaluation(rows, tables, n_games, k, draws, ratings)
+        n_done = done
+    if matches:
+        return Evaluation(rows, tables, n_done, k, "exclude", ratings, unit="matches")
+    return Evaluation(rows, tables, n_done, k, draws, ratings)
 
 
 # ----------------------------------------------------------------------------------

@@ -419,6 +419,7 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     acc.add([0.8, 0.5, 0.3, 0.0], [1.0, 0.5, 1.0, 0.0], weights=[1.0, 2.0, 1.0, 1.0],
             mask=np.array([True, True, False, True]))
     acc.summary("half"), acc.calibration()
+    metrics.match_summary([0.5, 0.3, 0.2], [0.6, 0.7, 0.55], [1, 2, 2], [0, 3])
     # Elo's final ratings only: one record per player, with and without periods
     elo = load("fastrate.ratings.elo")
     for period in (None, [0, 0, 1, 1, 2, 2]):

@@ -301,3 +301,18 @@ def test_sorted_chunks_name_the_input_rows(tmp_path):
                                                        "2024-01-02", "2024-01-01"]})
     with pytest.raises(InputError, match=r"found 7.0 at row 3\b"):
         streaming.rate_chunks(p, "elo", chunk_rows=2, sort=True)
+
+
+@pytest.mark.parametrize("chunk_rows", [45, 10_000])
+def test_team_evaluation_in_chunks_is_the_whole_one_to_the_bit(long_file, chunk_rows):
+    from fastrate.evaluate import evaluate_matches
+    from fastrate.io.matches import read_matches
+
+    systems = ["trueskill", "weng_lin", "elom", "pairwise_elo"]
+    whole = evaluate_matches(read_matches(long_file, period="season"), systems, burn_in=2)
+    chunked = streaming.evaluate_chunks(long_file, systems, burn_in=2, chunk_rows=chunk_rows,
+                                        period="season")
+    assert chunked.unit == "matches" and whole.rows == chunked.rows
+    for label in whole.calibration:
+        for k, v in whole.calibration[label].items():
+            assert np.array_equal(v, chunked.calibration[label][k], equal_nan=True), k

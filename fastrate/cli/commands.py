@@ -334,7 +334,9 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_
     names = [p.name for p in parsed]
     as_matches = _rates_matches(example, names)
     chunks = _chunk_rows(file, example, chunk_rows, parsed,
-                         "a matches file" if as_matches else None)
+                         "a two-player system on a matches file"
+                         if as_matches and any(p.system.data == "games" for p in parsed)
+                         else None, matches_ok=True)
     if chunks is not None:
         from fastrate.streaming import evaluate_chunks
 
@@ -342,7 +344,8 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_
         try:
             result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
                                      chunk_rows=chunks, format=input_format, progress=bar,
-                                     sort=sort_input, **split_columns(columns, False))
+                                     sort=sort_input,
+                                     **split_columns(columns, as_matches))
         finally:
             bar.close()
     else:
