@@ -64,6 +64,7 @@ class _GrowingIndex:
         # dense enough, so that a chunk's lookup costs its own names only
         self.table: np.ndarray | None = None
         self.lo = 0
+        self.lookup: dict[Any, int] = {}
 
     def add(self, local: PlayerIndex, where: str) -> tuple[PlayerIndex, np.ndarray]:
         """Append ``local``'s new names; return the grown index and ``local``'s ids in it."""
@@ -82,6 +83,11 @@ class _GrowingIndex:
         if direct:
             assert self.table is not None
             mapping = self.table[names - self.lo]
+        elif self.names.dtype == object:
+            # text names: one dictionary kept from chunk to chunk (a lookup per name of
+            # the chunk, instead of a hash of every name seen so far per chunk)
+            get = self.lookup.get
+            mapping = np.array([get(x, -1) for x in names.tolist()], dtype=np.int64)
         elif self.n:
             found = pc.index_in(numpy_to_arrow(names),
                                 value_set=numpy_to_arrow(self.names[:self.n]))
@@ -99,6 +105,8 @@ class _GrowingIndex:
         mapping[new] = np.arange(self.n, self.n + m, dtype=np.int64)
         if direct:
             self.table[names[new] - self.lo] = mapping[new]
+        elif self.names.dtype == object:
+            self.lookup.update(zip(names[new].tolist(), range(self.n, self.n + m)))
         self.n += m
         return PlayerIndex(self.names[:self.n]), mapping
 
