@@ -177,8 +177,11 @@ def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callabl
     def columns_of(names: list[str], where: str) -> list[str]:
         return layout_of(names, where).columns()
 
+    def dictionary_of(names: list[str], where: str) -> list[str]:
+        return player_columns(layout_of(names, where))
+
     if not sort:
-        return iter_tables(files, format, chunk_rows, columns_of)
+        return iter_tables(files, format, chunk_rows, columns_of, dictionary_of)
 
     def key_of(table: Any, src: Any) -> np.ndarray:
         lay = layout_of(table.column_names, src.name or "the input")
@@ -203,7 +206,8 @@ def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callabl
                                       source=src)
         players.add(index, src.where(0))
 
-    return sorted_tables(files, format, chunk_rows, columns_of, key_of, observe=observe)
+    return sorted_tables(files, format, chunk_rows, columns_of, key_of, observe=observe,
+                         dictionary_of=dictionary_of)
 
 
 def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,

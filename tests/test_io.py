@@ -356,9 +356,9 @@ def test_only_the_needed_columns_are_read(tmp_path, monkeypatch):
     asked = []
     real = tables.read_table
 
-    def spy(p, fmt=None, columns=None):
+    def spy(p, fmt=None, columns=None, dictionary_columns=()):
         asked.append(columns)
-        return real(p, fmt, columns=columns)
+        return real(p, fmt, columns=columns, dictionary_columns=dictionary_columns)
 
     monkeypatch.setattr(tables, "read_table", spy)
     g = read_games(path)
@@ -741,3 +741,25 @@ def test_initial_ratings_errors_name_the_file_and_line(tmp_path: Path):
     with pytest.raises(InputError, match=r"player 'a' twice \(again at row 3 \(line 4 of "
                                          r"start.csv\)\)"):
         fastrate.glicko.rate(games, initial=fastrate.read_ratings(path))
+
+
+def test_parquet_player_names_are_read_as_dictionaries(tmp_path):
+    """Text player columns of a Parquet file come as Arrow dictionary arrays (the
+    interning hashes each distinct name once); the games are the same as from CSV."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from fastrate.io import tables
+
+    t = pa.table({"white": ["a", "b", "c", "a"], "black": ["b", "c", "a", "c"],
+                  "score": ["1-0", "1/2-1/2", "0-1", "1-0"]})
+    pq.write_table(t, tmp_path / "g.parquet")
+    pacsv.write_csv(t, tmp_path / "g.csv")
+    read = tables.read_table(tmp_path / "g.parquet", dictionary_columns=("white", "black"))
+    assert pa.types.is_dictionary(read.column("white").type)
+    assert not pa.types.is_dictionary(read.column("score").type)
+    a, b = read_games(tmp_path / "g.parquet"), read_games(tmp_path / "g.csv")
+    assert a.players.names.tolist() == b.players.names.tolist() == ["a", "b", "c"]
+    assert a.white.tolist() == b.white.tolist() and a.score.tolist() == b.score.tolist()
+    assert read_games(tmp_path / "g.parquet", drop_self_play=True).n_games == 4

@@ -72,12 +72,15 @@ def is_many(source: str | os.PathLike) -> bool:
 
 
 def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
-                columns_of: Callable[[list[str], str], list[str]]
+                columns_of: Callable[[list[str], str], list[str]],
+                dictionary_of: Callable[[list[str], str], list[str]] | None = None
                 ) -> Iterator[tuple[Any, Source]]:
     """``(table, source)`` for every chunk of ``files`` in order: tables of about
     ``chunk_rows`` rows (a CSV chunk ends at a block boundary; a Parquet chunk is whole
     row groups, at most twice ``chunk_rows`` rows), never spanning two files;
-    ``source`` names the rows of that chunk by their place in its file."""
+    ``source`` names the rows of that chunk by their place in its file.
+    ``dictionary_of(names, file name)``: Parquet text columns to read as dictionary
+    arrays (player names, see :func:`fastrate.io.tables.read_table`)."""
     import pyarrow as pa
 
     if chunk_rows < 1:
@@ -88,7 +91,9 @@ def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
         wanted = None if names is None else columns_of(names, path.name)
         try:
             if fmt == "parquet":
-                yield from _parquet_chunks(path, wanted, chunk_rows)
+                text = [] if names is None or dictionary_of is None else [
+                    c for c in dictionary_of(names, path.name) if c in names]
+                yield from _parquet_chunks(path, wanted, chunk_rows, text)
             elif fmt == "csv":
                 yield from _csv_chunks(path, wanted, chunk_rows)
             else:  # JSON has no streaming reader: one chunk per file
@@ -100,15 +105,18 @@ def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
             raise InputError(f"cannot read {path} as {fmt}: {msg}") from None
 
 
-def _parquet_chunks(path: Path, columns: list[str] | None, chunk_rows: int
-                    ) -> Iterator[tuple[Any, Source]]:
+def _parquet_chunks(path: Path, columns: list[str] | None, chunk_rows: int,
+                    dictionary: list[str]) -> Iterator[tuple[Any, Source]]:
     """Whole row groups, gathered up to ``chunk_rows`` (reading a row group as it is
     stored is the cheapest read); a row group of more than twice ``chunk_rows`` rows in
     record batches of ``chunk_rows``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    reader = pq.ParquetFile(path)
+    schema = pq.read_schema(path)
+    text = [c for c in dictionary if pa.types.is_string(schema.field(c).type)
+            or pa.types.is_large_string(schema.field(c).type)]
+    reader = pq.ParquetFile(path, read_dictionary=text or None)
     offset = 0
     pending: list[int] = []
     rows = 0
@@ -185,7 +193,8 @@ def sorted_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
                   columns_of: Callable[[list[str], str], list[str]],
                   key_of: Callable[[Any, Source], np.ndarray],
                   folder: str | os.PathLike | None = None,
-                  observe: Callable[[Any, Source], None] | None = None
+                  observe: Callable[[Any, Source], None] | None = None,
+                  dictionary_of: Callable[[list[str], str], list[str]] | None = None
                   ) -> Iterator[tuple[Any, Source]]:
     """The chunks of :func:`iter_tables`, stably sorted by ``key_of(table, source)``
     (int64 or float64 per row) across the whole input: an external merge sort. Each
@@ -203,7 +212,7 @@ def sorted_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
     try:
         runs: list[Path] = []
         offset = 0
-        for table, src in iter_tables(files, format, chunk_rows, columns_of):
+        for table, src in iter_tables(files, format, chunk_rows, columns_of, dictionary_of):
             if observe is not None:
                 observe(table, src)
             key = np.asarray(key_of(table, src))

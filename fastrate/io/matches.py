@@ -41,7 +41,8 @@ def read_matches(path: str | os.PathLike, *, match: str | None = None,
                                    place=place, score=score, weight=weight, time=time,
                                    period=period)
     table, src = read_needed_columns(
-        path, format, lambda names, where: match_layout(names, where, **options).columns())
+        path, format, lambda names, where: match_layout(names, where, **options).columns(),
+        lambda names, where: [match_layout(names, where, **options).player])
     return matches_from_table(table, **options, higher_is_better=higher_is_better,
                               time_format=time_format, unranked=unranked, sort=sort,
                               source=src)

@@ -76,12 +76,16 @@ def _csv_header(path: Path) -> list[str]:
 
 
 def read_table(path: str | os.PathLike, format: str | None = None,
-               columns: list[str] | None = None, text_columns: tuple[str, ...] = ()):
+               columns: list[str] | None = None, text_columns: tuple[str, ...] = (),
+               dictionary_columns: tuple[str, ...] = ()):
     """Read a CSV (optionally compressed), Parquet or JSON file into a pyarrow Table.
 
     ``columns`` limits the read to those columns, in that order. ``text_columns``: CSV
     columns (names matched case-insensitively) read as text whatever they look like,
     e.g. a bridge ``result`` column whose ``+1`` must not become the number 1.
+    ``dictionary_columns``: Parquet text columns read as Arrow dictionary arrays, as the
+    file stores them (player names: the interning then hashes each distinct name once,
+    not every row).
     """
     import pyarrow as pa
 
@@ -115,6 +119,12 @@ def read_table(path: str | os.PathLike, format: str | None = None,
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
+            if dictionary_columns:
+                schema = pq.read_schema(p)
+                text = [c for c in dictionary_columns if c in schema.names and (
+                    pa.types.is_string(schema.field(c).type)
+                    or pa.types.is_large_string(schema.field(c).type))]
+                return pq.read_table(p, columns=columns, read_dictionary=text or None)
             return pq.read_table(p, columns=columns)
         table = _read_json(p)
         return table.select(columns) if columns else table
@@ -215,19 +225,28 @@ def column_names(path: Path, fmt: str) -> list[str] | None:
 
 
 def read_needed_columns(path: str | os.PathLike, format: str | None,
-                        columns_of: Callable[[list[str], str], list[str]]) -> tuple[Any, Source]:
+                        columns_of: Callable[[list[str], str], list[str]],
+                        dictionary_of: Callable[[list[str], str], list[str]] | None = None
+                        ) -> tuple[Any, Source]:
     """A file's table, limited (CSV and Parquet, whose header or schema is read first) to
     the columns ``columns_of(column names, file name)`` picks, and the Source that names
-    the file's lines in errors."""
+    the file's lines in errors. ``dictionary_of(column names, file name)``: the Parquet
+    text columns to read as dictionary arrays (see :func:`read_table`)."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
     names = column_names(p, fmt)
     wanted = None if names is None else columns_of(names, p.name)
-    table = read_table(p, fmt, columns=wanted)
+    dictionary = () if names is None or dictionary_of is None or fmt != "parquet" \
+        else tuple(dictionary_of(names, p.name))
+    table = read_table(p, fmt, columns=wanted, dictionary_columns=dictionary)
     release_arrow_memory()  # the parser's buffers
     return table, source_for(p.name, fmt)
+
+
+def _player_columns(layout: Any) -> list[str]:
+    return [layout.first, layout.second]
 
 
 def read_games(path: str | os.PathLike, *, format: str | None = None, **columns: Any):
@@ -240,7 +259,8 @@ def read_games(path: str | os.PathLike, *, format: str | None = None, **columns:
     layout_options = {k: v for k, v in columns.items()
                       if k not in ("time_format", "sort", "source", "drop_self_play")}
     table, src = read_needed_columns(
-        path, format, lambda names, where: game_layout(names, where, **layout_options).columns())
+        path, format, lambda names, where: game_layout(names, where, **layout_options).columns(),
+        lambda names, where: _player_columns(game_layout(names, where, **layout_options)))
     box = [table]
     del table
     opts = {k: None for k in ("white", "black", "score", "winner", "loser", "first_points",
