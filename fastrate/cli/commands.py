@@ -52,7 +52,7 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
     return example in MATCH_EXAMPLES or any(systems.get(n).data == "matches" for n in names)
 
 
-def CHUNK_OPTION(fn):  # noqa: N802 - used as a decorator, like click's
+def chunk_options(fn):
     """``--chunk-rows`` and ``--sort`` of the commands that read large inputs."""
     fn = click.option("--sort", "sort_input", is_flag=True, help="In chunks: sort the "
                       "input by time first (an external sort: sorted runs on disk in the "
@@ -121,7 +121,7 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
               "pre-game expected score (input order) to this file.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
-@CHUNK_OPTION
+@chunk_options
 @input_options
 @output_options
 def rate_command(file, example, system, initial, resets, predictions, top, chunk_rows,
@@ -302,7 +302,7 @@ def _team_predictions(matches, ratings):
               show_default=True, help="Accuracy: leave draws out, or count a draw as half.")
 @click.option("--calibration", is_flag=True, help="Also print each system's calibration "
               "table (deciles).")
-@CHUNK_OPTION
+@chunk_options
 @input_options
 @output_options
 def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_rows,
