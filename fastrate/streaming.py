@@ -155,13 +155,14 @@ def _check_order(data: Games | Matches, last: Any) -> Any:
         return last
     if last is not None and key[0] < last:
         raise InputError(f"games out of time order at {_where(data, 0)}: it is before the "
-                         "previous chunk's last game; sort the input by time (the in-memory "
-                         "run sorts, chunks cannot), or rate it without chunks")
+                         "previous chunk's last game; sort the input by time, or let fastrate sort "
+                         "it (sort=True; --sort), or read it whole (--chunk-rows 0)")
     back = np.flatnonzero(key[1:] < key[:-1])
     if back.shape[0]:
         i = int(back[0]) + 1
         raise InputError(f"games out of time order at {_where(data, i)}: it is before the "
-                         "row above; sort the input by time, or rate it without chunks")
+                         "row above; sort the input by time, or let fastrate sort it (sort=True; "
+                         "--sort), or read it whole (--chunk-rows 0)")
     return key[-1]
 
 
@@ -244,7 +245,8 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
             if games.period_labels is not None:
                 raise InputError(f"period labels of {src.name} are text; chunks need "
                                  "numbers (e.g. a season year) or a time column with a "
-                                 "period length (--period month)")
+                                 "period length (--period month), or read the input "
+                                 "whole (--chunk-rows 0)")
             last = _check_order(games, last)
         with clock("players"):
             index, mapping = players.add(games.players, games.source.where(0))
@@ -552,7 +554,8 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
             if m.period_labels is not None:
                 raise InputError(f"period labels of {src.name} are text; chunks need "
                                  "numbers (e.g. a season year) or a time column with a "
-                                 "period length (--period month)")
+                                 "period length (--period month), or read the input "
+                                 "whole (--chunk-rows 0)")
             last = _check_order(m, last)
         with clock("players"):
             index, mapping = players.add(m.players, _where(m, 0))
