@@ -326,7 +326,7 @@ def _ready_parts(spec: SystemSpec, chunks: Iterator[Any], join: Callable,
             if part.period is None:
                 raise ConfigError(f"{spec.label} updates once per rating period: give the "
                                   "input a period (e.g. --period month) to rate it in "
-                                  "chunks")
+                                  "chunks, or read it whole (--chunk-rows 0)")
             cut = int(np.searchsorted(part.period, part.period[-1], side="left"))
             if cut == 0:
                 held = part  # one period so far: wait for its end
