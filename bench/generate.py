@@ -54,6 +54,16 @@ def synthetic_arrays(n_players: int = 100_000, n_games: int = 2_000_000, n_perio
         raise ValueError("need n_players >= 2, n_games >= 1 and n_periods >= 1")
     rng = np.random.default_rng(seed)
     skill = rng.normal(0.0, SKILL_SD, n_players)
+    white, black, score = random_games(rng, skill, n_games)
+    period = (np.arange(n_games, dtype=np.int64) * n_periods) // n_games
+    return {"white": white, "black": black, "score": score, "period": period, "skill": skill}
+
+
+def random_games(rng: np.random.Generator, skill: np.ndarray,
+                 n_games: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n_games`` games among the players of ``skill``, meeting uniformly at random:
+    ``white``, ``black`` (int64 ids) and the first player's score."""
+    n_players = skill.shape[0]
     white = rng.integers(0, n_players, n_games, dtype=np.int64)
     # a different opponent, uniformly among the other players
     black = (white + rng.integers(1, n_players, n_games, dtype=np.int64)) % n_players
@@ -62,8 +72,7 @@ def synthetic_arrays(n_players: int = 100_000, n_games: int = 2_000_000, n_perio
     u = rng.random(n_games)
     # P(win) = p - draw/2, P(draw) = draw, P(loss) = the rest: E[score] = p
     score = np.where(u < p - draw / 2.0, 1.0, np.where(u < p + draw / 2.0, 0.5, 0.0))
-    period = (np.arange(n_games, dtype=np.int64) * n_periods) // n_games
-    return {"white": white, "black": black, "score": score, "period": period, "skill": skill}
+    return white, black, score
 
 
 def synthetic_games(n_players: int = 100_000, n_games: int = 2_000_000, n_periods: int = 20,

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.generate import DRAW_FACTOR, REPO, SKILL_SD
+from bench.generate import REPO, SKILL_SD, random_games
 
 BLOCK = 5_000_000
 ROW_GROUP = 1_000_000
@@ -54,13 +54,7 @@ def write_workload(path: Path, n_games: int, n_players: int = 1_000_000, n_perio
     try:
         for b, lo in enumerate(range(0, n_games, BLOCK)):
             m = min(BLOCK, n_games - lo)
-            rng = np.random.default_rng([seed, b + 1])
-            white = rng.integers(0, n_players, m, dtype=np.int64)
-            black = (white + rng.integers(1, n_players, m, dtype=np.int64)) % n_players
-            p = 1.0 / (1.0 + 10.0 ** (-(skill[white] - skill[black]) / 400.0))
-            draw = DRAW_FACTOR * np.minimum(p, 1.0 - p)
-            u = rng.random(m)
-            score = np.where(u < p - draw / 2.0, 1.0, np.where(u < p + draw / 2.0, 0.5, 0.0))
+            white, black, score = random_games(np.random.default_rng([seed, b + 1]), skill, m)
             period = ((lo + np.arange(m, dtype=np.int64)) * n_periods) // n_games
             cols = {"white": names[white] if string_ids else white,
                     "black": names[black] if string_ids else black,

@@ -73,17 +73,22 @@ def _prepare(p: Any, y: Any, weights: Any = None, mask: Any = None
         if neg.any():
             raise fail_at("weights", "must be >= 0", wa, int(np.argmax(neg)))
     if mask is not None:
-        m = as_1d(mask, "mask")
-        if m.dtype.kind != "b":
-            raise InputTypeError(f"mask must be a boolean array (True = score the game); got "
-                                 f"dtype {m.dtype}")
-        if m.shape[0] != n:
-            raise InputError(f"mask must have one value per prediction ({n}); got "
-                             f"{m.shape[0]}")
+        m = _check_mask(mask, n)
         if not m.all():
             pa, ya = pa[m], ya[m]
             wa = None if wa is None else wa[m]
     return pa, ya, wa
+
+
+def _check_mask(mask: Any, n: int) -> np.ndarray:
+    """``mask`` as a C-contiguous boolean array of ``n`` values (True = score the game)."""
+    m = as_1d(mask, "mask")
+    if m.dtype.kind != "b":
+        raise InputTypeError(f"mask must be a boolean array (True = score the game); got "
+                             f"dtype {m.dtype}")
+    if m.shape[0] != n:
+        raise InputError(f"mask must have one value per prediction ({n}); got {m.shape[0]}")
+    return np.ascontiguousarray(m)
 
 
 def _mean(x: np.ndarray, w: np.ndarray | None) -> float:
@@ -206,12 +211,7 @@ class ScoreSums:
     def add(self, p: Any, y: Any, weights: Any = None, mask: Any = None) -> None:
         """Add games (validated as every metric's input is)."""
         pa, ya, wa = _prepare(p, y, weights, None)
-        m = np.zeros(0, dtype=np.bool_)
-        if mask is not None:
-            m = as_1d(mask, "mask")
-            if m.dtype.kind != "b" or m.shape[0] != pa.shape[0]:
-                raise InputError(f"mask must be booleans, one per prediction ({pa.shape[0]})")
-            m = np.ascontiguousarray(m)
+        m = np.zeros(0, dtype=np.bool_) if mask is None else _check_mask(mask, pa.shape[0])
         _score_sums_kernel(pa, ya, np.zeros(0) if wa is None else wa, m, EPS, self.bins,
                            self.acc, self.count, self.bin_sums)
 

@@ -25,7 +25,6 @@ Progress (games per second and an ETA by chunk) goes to ``progress``, a callable
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -239,19 +238,27 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
         del item
         if table.num_rows == 0:
             continue
-        with clock("build"):
-            games = games_from_table(table, sort=False, source=src, **columns)
-            del table
-            if games.period_labels is not None:
-                raise InputError(f"period labels of {src.name} are text; chunks need "
-                                 "numbers (e.g. a season year) or a time column with a "
-                                 "period length (--period month), or read the input "
-                                 "whole (--chunk-rows 0)")
-            last = _check_order(games, last)
-        with clock("players"):
-            index, mapping = players.add(games.players, games.source.where(0))
-            games = games.with_players(index, mapping)
+        games, last = _built(lambda t, s: games_from_table(t, sort=False, source=s, **columns),
+                             table, src, clock, players, last)
+        del table
         yield games
+
+
+def _built(build: Callable[[Any, Any], Any], table: Any, src: Any, clock: _Clock,
+           players: _GrowingIndex, last: Any) -> tuple[Any, Any]:
+    """``build(table, source)`` (a chunk's :class:`Games` or :class:`Matches`), checked
+    for chunks (numbered periods, time order after ``last``) and renumbered into the
+    global index ``players``; and its last time."""
+    with clock("build"):
+        part = build(table, src)
+        if part.period_labels is not None:
+            raise InputError(f"period labels of {src.name} are text; chunks need numbers "
+                             "(e.g. a season year) or a time column with a period length "
+                             "(--period month), or read the input whole (--chunk-rows 0)")
+        last = _check_order(part, last)
+    with clock("players"):
+        index, mapping = players.add(part.players, _where(part, 0))
+        return part.with_players(index, mapping), last
 
 
 class _Clock:
@@ -306,10 +313,7 @@ def _whole_periods(spec: SystemSpec) -> bool:
 
 def _rate(spec: SystemSpec, games: Games, initial: Any, predictions: bool) -> Ratings:
     """Rate one chunk, without per-game outputs when not wanted and the system can."""
-    rate = spec.system.module.rate
-    if not predictions and "predictions" in inspect.signature(rate).parameters:
-        return rate(games, spec.config, initial=initial, predictions=False)
-    return spec.system.rate(games, spec.config, initial=initial)
+    return spec.rate(games, initial=initial, predictions=predictions)
 
 
 def _ready_parts(spec: SystemSpec, chunks: Iterator[Any], join: Callable,
@@ -371,14 +375,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     expected = (count_rows(source, format)
                 if progress is not None and spec.system.data == "games" else None)
     clock = _Clock(timings)
-    if spec.system.data == "matches":
-        parts: Iterator[Any] = _ready_matches(spec, match_chunks(
-            source, chunk_rows=chunk_rows, format=format, timings=timings, sort=sort,
-            **columns))
-    else:
-        parts = _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
-                                               timings=timings, sort=sort, **columns))
-    for games in parts:
+    for games in _parts(spec, source, chunk_rows=chunk_rows, format=format, timings=timings,
+                        sort=sort, **columns):
         with clock("rate"):
             state = _rate(spec, games, state, want)
         if want:
@@ -481,12 +479,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         burn = _BurnIn(k)
         state = None
         done, start = 0, time.perf_counter()
-        parts = (_ready_matches(spec, match_chunks(source, chunk_rows=chunk_rows,
-                                                   format=format, sort=sort, **columns))
-                 if matches else
-                 _ready_games(spec, game_chunks(source, chunk_rows=chunk_rows, format=format,
-                                                sort=sort, **columns)))
-        for part in parts:
+        for part in _parts(spec, source, chunk_rows=chunk_rows, format=format, sort=sort,
+                           **columns):
             state = _rate(spec, part, state, True)
             mask = burn.mask(part)
             if matches:
@@ -549,19 +543,10 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
 
     def build(table: Any, src: Any) -> Matches:
         nonlocal last
-        with clock("build"):
-            m = matches_from_table(table, sort=False, source=src, **columns)
-            if m.period_labels is not None:
-                raise InputError(f"period labels of {src.name} are text; chunks need "
-                                 "numbers (e.g. a season year) or a time column with a "
-                                 "period length (--period month), or read the input "
-                                 "whole (--chunk-rows 0)")
-            last = _check_order(m, last)
-        with clock("players"):
-            index, mapping = players.add(m.players, _where(m, 0))
-            return m.with_players(index, mapping)
+        m, last = _built(lambda t, s: matches_from_table(t, sort=False, source=s, **columns),
+                         table, src, clock, players, last)
+        return m
 
-    src = None
     while True:
         with clock("read"):
             item = next(tables, None)
@@ -628,3 +613,11 @@ def _join_matches(a: Matches | None, b: Matches) -> Matches:
 
 def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matches]:
     return _ready_parts(spec, chunks, _join_matches, _split_matches)
+
+
+def _parts(spec: SystemSpec, source: Any, **options: Any) -> Iterator[Any]:
+    """The parts of ``source`` ``spec`` rates one after another: :class:`Matches` for a
+    system that rates matches, else :class:`Games` (see :func:`_ready_parts`)."""
+    if spec.system.data == "matches":
+        return _ready_matches(spec, match_chunks(source, **options))
+    return _ready_games(spec, game_chunks(source, **options))

@@ -117,17 +117,28 @@ class RatingSystem:
             raise ConfigError(f"rating system {self.name!r} rates {self.data}, not {noun}; "
                               f"{hint}")
 
-    def rate(self, data: Any, config: Any = None, initial: Any = None) -> Ratings:
-        """``module.rate(data, config, initial=initial)`` (the default config if None).
-        A two-player system given :class:`~fastrate.data.Matches` of two one-player
-        sides rates them as games (:meth:`~fastrate.data.Matches.to_games`)."""
+    @property
+    def final_only(self) -> bool:
+        """Whether the module's ``rate`` takes ``predictions=False`` (final ratings only,
+        without the per-game outputs: Elo, Glicko, Glicko-2)."""
+        return "predictions" in inspect.signature(self.module.rate).parameters
+
+    def rate(self, data: Any, config: Any = None, initial: Any = None,
+             predictions: bool = True, **options: Any) -> Ratings:
+        """``module.rate(data, config, initial=initial, **options)`` (the default config
+        if None). A two-player system given :class:`~fastrate.data.Matches` of two
+        one-player sides rates them as games (:meth:`~fastrate.data.Matches.to_games`).
+        ``predictions=False``: the per-game outputs are not wanted, and the systems that
+        can (:attr:`final_only`) skip them."""
         cfg = self.config_class() if config is None else config
         if self.data == "games":
             from fastrate.data.matches import Matches
 
             if isinstance(data, Matches):
                 data = data.to_games()
-        return self.module.rate(data, cfg, initial=initial)
+        if not predictions and self.final_only:
+            options["predictions"] = False
+        return self.module.rate(data, cfg, initial=initial, **options)
 
     def expected_score(self, *args: Any, **kwargs: Any) -> Any:
         """The system's prediction: ``module.expected_score(...)``."""
@@ -493,9 +504,12 @@ class SystemSpec:
         raise InputTypeError(f"a system must be a spec string ('elo:k=20'), a (name, config) "
                              f"pair or a config object; got {system!r}")
 
-    def rate(self, data: Any, initial: Any = None) -> Ratings:
-        """Rate ``data`` with this system and configuration."""
-        return self.system.rate(data, self.config, initial=initial)
+    def rate(self, data: Any, initial: Any = None, predictions: bool = True,
+             **options: Any) -> Ratings:
+        """Rate ``data`` with this system and configuration (see
+        :meth:`RatingSystem.rate`)."""
+        return self.system.rate(data, self.config, initial=initial, predictions=predictions,
+                                **options)
 
 
 def parse_system(spec: str) -> tuple[str, types.ModuleType, Any]:

@@ -3,7 +3,6 @@ computing happens in the public API."""
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import click
@@ -158,10 +157,9 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
     try:
         from fastrate.io.tables import read_ratings
 
-        name, config = parsed.name, parsed.config
+        name = parsed.name
         if not as_matches:
             parsed.system.require_data("games", f"use 'fastrate {name.split('_')[0]} rate'")
-        module = parsed.module
         games = load_games(file, example, input_format, columns, matches=as_matches)
         if as_matches and parsed.system.data == "games":
             from fastrate.errors import ConfigError
@@ -184,9 +182,8 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
 
                 raise InputError("--resets works with the elo system only")
             kwargs["resets"] = read_ratings(resets)
-        if predictions is None and "predictions" in inspect.signature(module.rate).parameters:
-            kwargs["predictions"] = False  # final ratings only: the fastest path
-        ratings = module.rate(games, config, **kwargs)
+        # without --predictions: final ratings only, the fastest path
+        ratings = parsed.rate(games, predictions=predictions is not None, **kwargs)
         bar.step()
         table = ratings.to_arrow(sort=True)
         if predictions is not None:

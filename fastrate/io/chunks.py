@@ -24,7 +24,14 @@ import numpy as np
 from fastrate._validate import Source
 from fastrate.data.game_table import release_arrow_memory
 from fastrate.errors import InputError
-from fastrate.io.tables import CSV_BLOCK_SIZE, column_names, format_of, read_table
+from fastrate.io.tables import (
+    CSV_BLOCK_SIZE,
+    column_names,
+    csv_delimiter,
+    format_of,
+    read_error,
+    read_table,
+)
 
 __all__ = ["input_files", "iter_tables", "sorted_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES",
            "STREAM_MIN_BYTES", "is_many"]
@@ -101,8 +108,7 @@ def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
         except InputError:
             raise
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
-            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise InputError(f"cannot read {path} as {fmt}: {msg}") from None
+            raise read_error(path, fmt, exc) from None
 
 
 def _parquet_chunks(path: Path, columns: list[str] | None, chunk_rows: int,
@@ -153,9 +159,8 @@ def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int
     import pyarrow as pa
     from pyarrow import csv
 
-    delimiter = "\t" if ".tsv" in path.name.lower() else ","
     reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
-                          parse_options=csv.ParseOptions(delimiter=delimiter),
+                          parse_options=csv.ParseOptions(delimiter=csv_delimiter(path)),
                           convert_options=csv.ConvertOptions(include_columns=columns or [],
                                                              strings_can_be_null=True))
     offset = 0

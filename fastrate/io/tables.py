@@ -22,7 +22,7 @@ from fastrate.data.state import FIRST_LINE_KEY, SOURCE_KEY
 from fastrate.errors import InputError
 
 __all__ = ["read_table", "read_games", "read_ratings", "games_from_table", "write_table",
-           "table_writer",
+           "table_writer", "csv_delimiter", "read_error",
            "atomic_file", "to_arrow_table", "source_for", "format_of", "FORMATS"]
 
 FORMATS = ("csv", "parquet", "json")
@@ -51,7 +51,8 @@ def format_of(path: str | os.PathLike, fmt: str | None) -> str:
                      "or pass --format / format=")
 
 
-def _delimiter(path: Path) -> str:
+def csv_delimiter(path: Path) -> str:
+    """The field separator of a text table: a tab for ``.tsv`` files, else a comma."""
     return "\t" if ".tsv" in path.name.lower() else ","
 
 
@@ -72,7 +73,7 @@ def _csv_header(path: Path) -> list[str]:
     with pa.input_stream(str(path), compression="detect") as fh:
         head = fh.read(1 << 16)
     line = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8-sig", errors="replace")
-    return next(pycsv.reader([line], delimiter=_delimiter(path)), [])
+    return next(pycsv.reader([line], delimiter=csv_delimiter(path)), [])
 
 
 def read_table(path: str | os.PathLike, format: str | None = None,
@@ -104,7 +105,7 @@ def read_table(path: str | os.PathLike, format: str | None = None,
                 types = {c: pa.string() for c in _csv_header(p) if c.lower() in want}
             convert = csv.ConvertOptions(include_columns=columns or [],
                                          strings_can_be_null=True, column_types=types)
-            parse = csv.ParseOptions(delimiter=_delimiter(p))
+            parse = csv.ParseOptions(delimiter=csv_delimiter(p))
             # the streaming reader holds a few blocks at a time (read_csv holds the whole
             # decompressed file while it parses: ~8x the columns kept, in memory), but it
             # takes the column types from the first block; when a later block does not
@@ -131,8 +132,13 @@ def read_table(path: str | os.PathLike, format: str | None = None,
     except InputError:
         raise
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError, KeyError) as exc:
-        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read {path} as {fmt}: {msg}") from None
+        raise read_error(path, fmt, exc) from None
+
+
+def read_error(path: Any, fmt: str, exc: BaseException) -> InputError:
+    """The one-line error for a file the reader could not read: its first line."""
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return InputError(f"cannot read {path} as {fmt}: {msg}")
 
 
 def _read_json(p: Path):
@@ -213,7 +219,7 @@ def column_names(path: Path, fmt: str) -> list[str] | None:
             from pyarrow import csv
 
             reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=1 << 16),
-                                  parse_options=csv.ParseOptions(delimiter=_delimiter(path)))
+                                  parse_options=csv.ParseOptions(delimiter=csv_delimiter(path)))
             return list(reader.schema.names)
         if fmt == "parquet":
             import pyarrow.parquet as pq

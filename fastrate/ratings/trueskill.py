@@ -713,17 +713,6 @@ def _send_left(x, x1, pp, pt, lp, lt, rp, rt, qp, qt):
     lt[x] = (t1 * q + qt[x] * p1) * r
 
 
-@kernel
-def _n_pairs(mto):
-    """The number of pairs of teams, ``sum T (T - 1) / 2`` over the matches (the last
-    entry of :func:`fastrate.data.matches.pair_offsets`, without its array)."""
-    total = 0
-    for m in range(mto.shape[0] - 1):
-        t = mto[m + 1] - mto[m]
-        total += t * (t - 1) // 2
-    return total
-
-
 # ----------------------------------------------------------------------------------
 # public API
 
@@ -936,7 +925,7 @@ def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = 
                                                sigma=config.sigma)
     _check_ties(matches.rank, matches.match_team_offsets, config)
     pred = np.empty(matches.n_teams, dtype=np.float64)
-    pair_pred = np.empty(_n_pairs(matches.match_team_offsets), dtype=np.float64)
+    pair_pred = np.empty(int(matches.pair_offsets()[-1]), dtype=np.float64)
     unconverged = np.zeros(matches.n_matches, dtype=np.int8)
     _trueskill_kernel(matches.match_team_offsets, matches.team_player_offsets, matches.player,
                       matches.rank, matches.weight_or_one(), mu, sigma, games,

@@ -779,16 +779,6 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
 
 
 @kernel
-def _n_pairs(mto):
-    """The number of team pairs of all matches (``pair_offsets(mto)[-1]``)."""
-    n = 0
-    for m in range(mto.shape[0] - 1):
-        k = mto[m + 1] - mto[m]
-        n += k * (k - 1) // 2
-    return n
-
-
-@kernel
 def _pack_state(mu, sigma, mu0, sigma0, st):
     """``st = [mu_0, sigma_0^2, mu_1, ...]`` from the arrays ``mu``, ``sigma`` (or, when
     they are empty, every player at ``mu0``, ``sigma0``)."""
@@ -999,7 +989,7 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     pred = np.empty(matches.n_teams, dtype=np.float64)
     mto = matches.match_team_offsets
     two_player = matches.is_two_player()
-    pair = np.empty(matches.n_matches if two_player else _n_pairs(mto), dtype=np.float64)
+    pair = np.empty(matches.n_matches if two_player else int(matches.pair_offsets()[-1]), dtype=np.float64)
     # no weights (openskill's rule gives a lone player of weight 1 its upper bound), no
     # margins: the fast paths
     plain = (weight is None or (config.weight_rule == "partial"
