@@ -21,6 +21,7 @@ from fastrate._validate import (
     fail_at,
     single_chunk,
 )
+from fastrate.data.periods import civil_days
 from fastrate.errors import InputError
 
 __all__ = ["game_columns", "game_layout", "GameLayout", "pick_column", "find_column",
@@ -120,10 +121,11 @@ _DAYS_IN_MONTH = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], d
 
 
 def _yyyymmdd(values: np.ndarray, name: str, source: Source) -> np.ndarray:
-    """Integer dates such as 20240531 -> datetime64[ns], naming the first impossible one.
+    """Integer dates such as 20240531 -> datetime64[D], naming the first impossible one
+    (:func:`fastrate.data.parse_time` then refuses a date outside datetime64[ns]).
 
-    Plain integer arithmetic (days from the civil date, H. Hinnant's algorithm): NumPy's
-    month <-> day conversions are several times slower.
+    Plain integer arithmetic (days from the civil date): NumPy's month <-> day
+    conversions are several times slower.
     """
     from fastrate._validate import fail_at
 
@@ -136,12 +138,7 @@ def _yyyymmdd(values: np.ndarray, name: str, source: Source) -> np.ndarray:
     if bad.any():
         raise fail_at(name, "must be a date written YYYYMMDD (e.g. 20240531)", values,
                       int(np.argmax(bad)), source)
-    y = y - (m <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1
-    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-    return days.view("datetime64[D]").astype("datetime64[ns]")
+    return civil_days(y, m, d).view("datetime64[D]")
 
 
 def _yyyymmdd_column(col, name: str, source: Source) -> np.ndarray:

@@ -13,7 +13,7 @@ from fastrate.data._csr import run_starts
 from fastrate.errors import InputError
 
 __all__ = ["parse_time", "bucket_periods", "is_period_spec", "period_labels", "period_starts",
-           "PERIOD_ORIGIN"]
+           "PERIOD_ORIGIN", "TIME_RANGE", "civil_days"]
 
 
 _FIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|h|d|w)\s*$")
@@ -24,30 +24,175 @@ _UNIT_NS = {"s": 10**9, "min": 60 * 10**9, "h": 3600 * 10**9, "d": 86400 * 10**9
 PERIOD_ORIGIN = np.datetime64("1970-01-05T00:00:00", "ns")
 
 
+#: the first and last second a ``datetime64[ns]`` time holds here (1677-09-21T00:12:45 ..
+#: 2262-04-11T23:47:15): times outside are refused, never wrapped around
+_NS_LIMIT = np.iinfo(np.int64).max
+TIME_RANGE = (np.datetime64(-(_NS_LIMIT // 10**9) + 1, "s"),
+              np.datetime64(_NS_LIMIT // 10**9 - 1, "s"))
+#: nanoseconds per unit of a datetime64 that converts exactly (coarser than ns)
+_NS_PER_UNIT = {"W": 7 * 86400 * 10**9, "D": 86400 * 10**9, "h": 3600 * 10**9,
+                "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
+#: the ISO 8601 forms of a time string: a date (YYYY-MM-DD or YYYYMMDD), optionally a
+#: time of day (T or a space, HH:MM[:SS[.fraction]]) and a UTC offset (Z, +HH, +HH:MM)
+_ISO_TIME = (r"^\s*(?:(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})"
+             r"|(?P<yb>[0-9]{4})(?P<mob>[0-9]{2})(?P<db>[0-9]{2}))"
+             r"(?:[Tt ](?P<h>[0-9]{2}):(?P<mi>[0-9]{2})"
+             r"(?::(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]{1,9}))?)?"
+             r" ?(?P<z>[Zz]|(?P<zs>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?)?)?\s*$")
+_NOT_A_TIME = "must be a date or time (ISO 8601, e.g. 2024-05-31)"
+_RANGE_TEXT = (f"a time between {TIME_RANGE[0]} and {TIME_RANGE[1]} (what datetime64[ns] "
+               "holds)")
+_RANGE_FIX = ("give such times as numbers (e.g. a year or a day count) or rate by period "
+              "labels")
+
+
 def parse_time(x: Any, column: str = "time", source: Source = NO_SOURCE) -> np.ndarray:
-    """Return times as ``datetime64[ns]`` (dates, timestamps, ISO strings) or ``float64``."""
+    """Return times as ``datetime64[ns]`` (dates, timestamps, ISO 8601 strings) or
+    ``float64`` (numbers).
+
+    Times are read exactly or refused, naming the row: strings must be an ISO 8601 date
+    (``2024-05-31`` or ``20240531``), optionally with a time of day (``T14:30``,
+    ``T14:30:00.5``; a space instead of ``T`` works) and a UTC offset (``Z``, ``+02``,
+    ``+02:00``), each row in its own form, naming a possible date; times with an offset
+    are converted to UTC, and a column that mixes times with and without an offset is
+    refused; times outside :data:`TIME_RANGE` (1677-09-21 .. 2262-04-11) are refused
+    rather than wrapped around.
+    """
     arr = as_1d(x, column)
-    if arr.dtype.kind == "M":
-        out = arr.astype("datetime64[ns]", copy=False)
-    elif arr.dtype.kind in "iuf":
-        out = as_float64(arr, column, source)
-        return out
+    kind = arr.dtype.kind
+    if kind in "iuf":
+        return as_float64(arr, column, source)
+    if kind == "M":
+        out = _datetime_to_ns(arr, column, source)
+    elif kind in "OUS":
+        out = _objects_to_ns(arr, column, source)
     else:
-        try:
-            out = np.array(arr, dtype="datetime64[ns]")
-        except (ValueError, TypeError):
-            for i, v in enumerate(arr.tolist()):
-                try:
-                    np.datetime64(v, "ns")
-                except (ValueError, TypeError):
-                    raise fail_at(column, "must be a date or time (ISO 8601, e.g. 2024-05-31)",
-                                  arr, i, source) from None
-            raise
-    nat = np.isnat(out)
-    if nat.any():
-        i = int(np.argmax(nat))
-        raise fail_at(column, "must be a date or time, not missing", arr, i, source)
+        raise fail_at(column, _NOT_A_TIME, arr, 0, source)
     return require(out, "datetime64[ns]")
+
+
+def _datetime_to_ns(arr: np.ndarray, column: str, source: Source) -> np.ndarray:
+    """datetime64 of any unit -> datetime64[ns], refusing NaT and times out of range."""
+    nat = np.isnat(arr)
+    if nat.any():
+        raise fail_at(column, "must be a date or time, not missing", arr,
+                      int(np.argmax(nat)), source)
+    unit, count = np.datetime_data(arr.dtype)
+    if unit in ("Y", "M", "generic"):
+        arr = arr.astype("datetime64[D]")
+        unit, count = "D", 1
+    per = _NS_PER_UNIT.get(unit)
+    if per is None or arr.shape[0] == 0:  # finer than ns: converting only divides
+        return arr.astype("datetime64[ns]")
+    v = arr.view(np.int64)
+    limit = _NS_LIMIT // (per * count)
+    bad = (v > limit) | (v < -limit)
+    if bad.any():
+        raise fail_at(column, f"must be {_RANGE_TEXT}", arr, int(np.argmax(bad)), source,
+                      _RANGE_FIX)
+    return arr.astype("datetime64[ns]")
+
+
+def _objects_to_ns(arr: np.ndarray, column: str, source: Source) -> np.ndarray:
+    """Strings (and date/datetime objects, read through their ISO form) -> datetime64[ns]."""
+    values = arr.tolist()
+    text: list[Any] = values
+    if arr.dtype.kind == "S" or not all(type(v) is str for v in values):
+        text = []
+        for i, v in enumerate(values):
+            if isinstance(v, bytes):
+                v = v.decode("utf-8", errors="replace")
+            elif v is None or (isinstance(v, float) and v != v):
+                raise fail_at(column, "must be a date or time, not missing", arr, i, source)
+            elif isinstance(v, np.datetime64):
+                if np.isnat(v):
+                    raise fail_at(column, "must be a date or time, not missing", arr, i, source)
+                v = np.datetime_as_string(v)
+            elif hasattr(v, "isoformat") and not isinstance(v, str):
+                v = v.isoformat()
+            if not isinstance(v, str):
+                raise fail_at(column, _NOT_A_TIME, arr, i, source)
+            text.append(v)
+    return _iso_to_ns(text, arr, column, source)
+
+
+def _iso_to_ns(text: list[str], arr: np.ndarray, column: str, source: Source) -> np.ndarray:
+    """ISO 8601 strings -> datetime64[ns], each distinct string parsed once (Arrow's
+    regular expressions), exactly: a string of another form, an impossible date, a mix
+    of times with and without a UTC offset, or a time out of range is refused."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(text)
+    if n == 0:
+        return np.empty(0, dtype="datetime64[ns]")
+    enc = pc.dictionary_encode(pa.array(text, type=pa.string()))
+    rows = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    parts = pc.extract_regex(enc.dictionary, _ISO_TIME)
+
+    def first_row(bad_distinct: np.ndarray) -> int:
+        return int(np.argmax(bad_distinct[rows]))
+
+    matched = np.asarray(parts.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    if not matched.all():
+        raise fail_at(column, _NOT_A_TIME, text, first_row(~matched), source)
+    def field(name: str):
+        return parts.field(name)
+
+    def number(*names: str, pad: int = 0) -> np.ndarray:
+        """The first non-empty group of ``names`` as int64 (0 when none is present)."""
+        v = field(names[0])
+        for other in names[1:]:
+            v = pc.if_else(pc.equal(v, ""), field(other), v)
+        if pad:
+            v = pc.utf8_rpad(v, pad, "0")
+        v = pc.if_else(pc.equal(v, ""), "0", v)
+        return np.asarray(pc.cast(v, pa.int64()).to_numpy(zero_copy_only=False),
+                          dtype=np.int64)
+
+    y, mo, d = number("y", "yb"), number("mo", "mob"), number("d", "db")
+    h, mi, s = number("h"), number("mi"), number("s")
+    frac = number("f", pad=9)
+    zh, zm = number("zh"), number("zm")
+    aware = np.asarray(pc.not_equal(field("z"), "").to_numpy(zero_copy_only=False), dtype=bool)
+    sign = np.where(np.asarray(pc.equal(field("zs"), "-").to_numpy(zero_copy_only=False),
+                               dtype=bool), -1, 1).astype(np.int64)
+    leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
+    mm = np.clip(mo, 0, 12)
+    bad = ((mo < 1) | (mo > 12) | (d < 1) | (d > _DAYS_IN_MONTH[mm] + ((mm == 2) & leap))
+           | (h > 23) | (mi > 59) | (s > 59) | (zh > 23) | (zm > 59))
+    if bad.any():
+        raise fail_at(column, _NOT_A_TIME, text, first_row(bad), source)
+    used_aware = aware[rows]
+    if used_aware.any() and not used_aware.all():
+        i, j = int(np.argmax(used_aware)), int(np.argmax(~used_aware))
+        first, second = (i, j) if i < j else (j, i)
+        raise InputError(
+            f"column '{source.column(column)}' must not mix times with and without a UTC "
+            f"offset; found {text[first]!r} at {source.where(first)} but {text[second]!r} "
+            f"at {source.where(second)}; give every time an offset (Z, +02:00) or none")
+    seconds = (civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + s
+               - sign * (zh * 3600 + zm * 60))
+    limit = _NS_LIMIT // 10**9 - 1
+    out_of_range = (seconds > limit) | (seconds < -limit)
+    if out_of_range.any():
+        raise fail_at(column, f"must be {_RANGE_TEXT}", text, first_row(out_of_range), source,
+                      _RANGE_FIX)
+    ns = seconds * 10**9 + frac
+    return ns[rows].view("datetime64[ns]")
+
+
+_DAYS_IN_MONTH = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+
+
+def civil_days(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Days from 1970-01-01 of the proleptic Gregorian dates (y, m, d) (int64 arrays,
+    valid dates), by plain integer arithmetic (H. Hinnant's ``days_from_civil``)."""
+    y = y - (m <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
 
 
 def is_period_spec(period: Any) -> bool:
