@@ -107,7 +107,8 @@ def _require_periods(specs: Sequence[SystemSpec], data: Games | Matches) -> None
 
 def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int = 0,
              initial: Any = None, draws: str = "exclude", bins: int = 10,
-             on_system: Callable[[str, Ratings], Any] | None = None) -> Evaluation:
+             on_system: Callable[[str, Ratings], Any] | None = None,
+             resets: Any = None) -> Evaluation:
     """Rate ``games`` with each system and score the walk-forward predictions.
 
     ``systems``: spec strings (``"elo"``, ``"elo:k=20"``, ``"elo@fide"``,
@@ -117,6 +118,9 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
     ``initial``: starting ratings passed to every ``rate()``. ``draws``: the accuracy
     convention (``"exclude"`` or ``"half"``). ``bins``: calibration bins.
     ``on_system(label, ratings)`` is called after each system is rated (progress).
+    ``resets``: explicit rating resets (a table: player, period or time, value) for the
+    systems that take them (Elo: FiveThirtyEight's NFL franchise resets); refused when
+    no system does.
 
     Returns an :class:`Evaluation` with one row per system, in the order given.
 
@@ -145,10 +149,16 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
                                           f"({spec.system.module_name}.evaluate)")
     mask = _prepare(games, burn_in, draws, bins)
     _require_periods(specs, games)
+    takes_resets = [s.system.accepts("resets") for s in specs]
+    if resets is not None and not any(takes_resets):
+        raise ConfigError("resets: none of these systems takes rating resets ("
+                          + ", ".join(s.label for s in specs) + "); they work with "
+                          + ", ".join(n for n in names() if REGISTRY[n].accepts("resets")))
     labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}
-    for spec, label in zip(specs, labels):
-        r = spec.rate(games, initial=initial)
+    for spec, label, with_resets in zip(specs, labels, takes_resets):
+        extra = {"resets": resets} if resets is not None and with_resets else {}
+        r = spec.rate(games, initial=initial, **extra)
         row, table = _score(games, _stored(games, r.predictions, label), mask, draws, bins)
         rows.append({"system": label, **row})
         tables[label] = table

@@ -446,7 +446,7 @@ class _BurnIn:
 
 def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int = 0,
                     draws: str = "exclude", bins: int = 10, chunk_rows: int = CHUNK_ROWS,
-                    format: str | None = None,
+                    format: str | None = None, initial: Any = None,
                     progress: Callable[[int, int | None, float], None] | None = None,
                     sort: bool = False, **columns: Any) -> Evaluation:
     """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
@@ -455,7 +455,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     (:class:`fastrate.metrics.ScoreSums`; for systems that rate matches, read from a
     long-format ``source``, :class:`fastrate.metrics.MatchScoreSums` and the calibration
     of the win probabilities, as :func:`fastrate.evaluate.evaluate_matches`). The input
-    is read once per system; the systems rate one kind of data."""
+    is read once per system; the systems rate one kind of data. ``initial``: starting
+    ratings for every system, as in :func:`rate_chunks`."""
     check_draws(draws)
     k = check_burn_in(burn_in)
     specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
@@ -477,7 +478,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         acc = ScoreSums(bins)
         match_acc = MatchScoreSums()
         burn = _BurnIn(k)
-        state = None
+        state = initial
         done, start = 0, time.perf_counter()
         for part in _parts(spec, source, chunk_rows=chunk_rows, format=format, sort=sort,
                            **columns):
@@ -495,7 +496,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
             done += len(part)
             if progress is not None:
                 progress(done, expected, time.perf_counter() - start)
-        if state is None:
+        if done == 0:
             raise InputError(f"no games in {_name(source)}")
         row = match_acc.summary() if matches else acc.summary(draws)
         if row["n"] == 0:

@@ -117,11 +117,16 @@ class RatingSystem:
             raise ConfigError(f"rating system {self.name!r} rates {self.data}, not {noun}; "
                               f"{hint}")
 
+    def accepts(self, option: str) -> bool:
+        """Whether the module's ``rate`` takes the keyword ``option`` (``resets``,
+        ``record_pregame`` ...)."""
+        return option in inspect.signature(self.module.rate).parameters
+
     @property
     def final_only(self) -> bool:
         """Whether the module's ``rate`` takes ``predictions=False`` (final ratings only,
         without the per-game outputs: Elo, Glicko, Glicko-2)."""
-        return "predictions" in inspect.signature(self.module.rate).parameters
+        return self.accepts("predictions")
 
     def rate(self, data: Any, config: Any = None, initial: Any = None,
              predictions: bool = True, **options: Any) -> Ratings:

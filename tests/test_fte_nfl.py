@@ -133,3 +133,48 @@ def test_continue_season_by_season(nfl):
                           full.predictions)
     for team in full.players:
         assert second[team] == full[team]
+
+
+def test_evaluate_from_the_command_line(shared_data, tmp_path):
+    """Issue 13: 538's NFL Elo evaluated by ``fastrate evaluate`` alone (points columns,
+    neutral flags, seasons, initial ratings and franchise resets read from the files as
+    published: team/elo and team/season/elo). The log loss equals the one of 538's own
+    published probabilities (elo_prob1) over the same games."""
+    import json
+
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    folder = shared_data / "fte_nfl_elo_game"
+    out = tmp_path / "eval.json"
+    result = CliRunner().invoke(main, [
+        "evaluate", str(folder / "nfl_games.csv"), "--first-points", "score1",
+        "--second-points", "score2", "--neutral", "neutral", "--period", "season",
+        "-s", "elo@fivethirtyeight_nfl", "--initial", str(folder / "initial_elos.csv"),
+        "--resets", str(folder / "season_resets.csv"), "--burn-in", "10", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    row = json.loads(out.read_text())[0]
+    games = pd.read_csv(folder / "nfl_games.csv")
+    scored = games[games["season"] >= games["season"].min() + 10]
+    p, s = scored["elo_prob1"].to_numpy(), scored["result1"].to_numpy()
+    published = -np.mean(s * np.log(p) + (1 - s) * np.log(1 - p))
+    assert row["n"] == len(scored) == 15_994
+    assert row["log_loss"] == pytest.approx(published, abs=2e-5)
+    # without the resets the same command scores worse: they were applied
+    result = CliRunner().invoke(main, [
+        "evaluate", str(folder / "nfl_games.csv"), "--first-points", "score1",
+        "--second-points", "score2", "--neutral", "neutral", "--period", "season",
+        "-s", "elo@fivethirtyeight_nfl", "--initial", str(folder / "initial_elos.csv"),
+        "--burn-in", "10", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["log_loss"] > row["log_loss"] + 1e-4
+
+
+def test_resets_need_a_system_that_takes_them(nfl):
+    from fastrate.errors import ConfigError
+    from fastrate.evaluate import evaluate
+
+    games, initial, resets = nfl
+    with pytest.raises(ConfigError, match="none of these systems takes rating resets.*elo"):
+        evaluate(build(games), ["glicko"], resets=table(resets))

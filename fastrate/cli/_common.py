@@ -34,6 +34,12 @@ def input_options(fn: Callable) -> Callable:
                      "12h), month, year, or a column such as season."),
         click.option("--weight", metavar="COL", help="Column of per-game K multipliers; for "
                      "matches, each player's share of the match in [0, 1] (partial play)."),
+        click.option("--first-points", metavar="COL", help="Column of the first player's "
+                     "points (goals, runs ...): with --second-points gives the score (win, "
+                     "draw, loss) and the margin (default: home_score/away_score, "
+                     "score1/score2)."),
+        click.option("--second-points", metavar="COL", help="Column of the second player's "
+                     "points."),
         click.option("--margin", metavar="COL", help="Column of point margins (default: from "
                      "home/away scores)."),
         click.option("--neutral", metavar="COL", help="Column of neutral-venue flags."),
@@ -64,7 +70,8 @@ def input_options(fn: Callable) -> Callable:
 def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
     """Pop the input options from a command's kwargs into read_games() arguments."""
     names = {"white": "white", "black": "black", "score": "score", "winner": "winner",
-             "loser": "loser", "time_col": "time", "time_format": "time_format",
+             "loser": "loser", "first_points": "first_points",
+             "second_points": "second_points", "time_col": "time", "time_format": "time_format",
              "period": "period", "weight": "weight", "margin": "margin", "neutral": "neutral",
              "drop_self_play": "drop_self_play", "match_col": "match", "team_col": "team",
              "free_for_all": "free_for_all", "player_col": "player", "rank_col": "rank",
@@ -78,7 +85,8 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
 
 
 #: input options of a two-player games file only, and of a long-format matches file only
-GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "margin", "neutral", "drop_self_play")
+GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "first_points", "second_points",
+                     "margin", "neutral", "drop_self_play")
 MATCH_ONLY_COLUMNS = ("match", "team", "free_for_all", "player", "rank", "place", "unranked")
 
 

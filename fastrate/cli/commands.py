@@ -99,6 +99,34 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
     return chunk_rows
 
 
+#: other names of the saved-state columns that ``--initial`` / ``--resets`` accept
+_STATE_ALIASES = {"player": ("team", "name", "id"), "rating": ("elo",)}
+
+
+def _read_state(path: str | None, what: str, period: str | None = None):
+    """``--initial`` / ``--resets`` FILE as a table, its columns named as the library
+    wants them: ``player`` may be called team, name or id and ``rating`` elo (when the
+    proper name is absent), and a resets file may give its period under the games'
+    period column name (``--period season``: a ``season`` column)."""
+    if path is None:
+        return None
+    from fastrate.io.tables import read_ratings
+
+    table = read_ratings(path)
+    names = list(table.column_names)
+    wanted = dict(_STATE_ALIASES)
+    if what == "resets":
+        wanted = {"player": wanted["player"], "value": ("rating", "elo")}
+        if period is not None and "period" not in names and "time" not in names:
+            wanted["period"] = (period,)
+    for proper, others in wanted.items():
+        if proper not in names:
+            alias = next((a for a in others if a in names), None)
+            if alias is not None:
+                names[names.index(alias)] = proper
+    return table.rename_columns(names)
+
+
 @click.command("rate")
 @click.argument("file", required=False, type=click.Path())
 @click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Rate a bundled data set "
@@ -155,7 +183,6 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
         return
     bar = Progress(["reading", "rating", "writing"], progress)
     try:
-        from fastrate.io.tables import read_ratings
 
         name = parsed.name
         if not as_matches:
@@ -175,27 +202,27 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
         bar.step()
         kwargs: dict[str, Any] = {}
         if initial is not None:
-            kwargs["initial"] = read_ratings(initial)
+            kwargs["initial"] = _read_state(initial, "initial")
         if resets is not None:
             if name != "elo":
                 from fastrate.errors import InputError
 
                 raise InputError("--resets works with the elo system only")
-            kwargs["resets"] = read_ratings(resets)
+            kwargs["resets"] = _read_state(resets, "resets", columns.get("period"))
+        if predictions is not None and parsed.system.accepts("record_pregame"):
+            kwargs["record_pregame"] = True  # the pre-game ratings go in the predictions
         # without --predictions: final ratings only, the fastest path
         ratings = parsed.rate(games, predictions=predictions is not None, **kwargs)
         bar.step()
         table = ratings.to_arrow(sort=True)
         if predictions is not None:
-            import pyarrow as pa
 
             from fastrate.io.tables import write_table
 
             if ratings.pair_predictions is not None:
                 write_table(_team_predictions(games, ratings), predictions)
             else:
-                write_table(pa.table({"row": pa.array(range(1, len(ratings.predictions) + 1)),
-                                      "expected_score": ratings.predictions}), predictions)
+                write_table(_game_predictions(games, ratings), predictions)
         if output is not None or fmt is not None:
             emit(table, output, fmt)
         bar.step()
@@ -228,10 +255,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
     predictions written as they come, progress by chunk."""
     import contextlib
 
-    import numpy as np
-    import pyarrow as pa
-
-    from fastrate.io.tables import read_ratings, table_writer
+    from fastrate.io.tables import table_writer
     from fastrate.streaming import rate_chunks
 
     bar = GameProgress(progress)
@@ -246,14 +270,12 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
                     if ratings.pair_predictions is not None:
                         write(_team_predictions(part, ratings))
                         return
-                    start = rows[0]
+                    write(_game_predictions(part, ratings, rows[0] + 1))
                     rows[0] += ratings.predictions.shape[0]
-                    write(pa.table({"row": pa.array(np.arange(start + 1, rows[0] + 1)),
-                                    "expected_score": ratings.predictions}))
 
             ratings = rate_chunks(
                 file, spec, chunk_rows=chunk_rows, format=input_format,
-                initial=read_ratings(initial) if initial is not None else None,
+                initial=_read_state(initial, "initial"),
                 on_predictions=on_predictions, progress=bar, sort=sort_input, **columns)
         if output is not None or fmt is not None:
             emit(ratings.to_arrow(sort=True), output, fmt)
@@ -262,6 +284,35 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
     unit = "matches" if spec.system.data == "matches" else "games"
     _print_ratings(ratings, spec.label, f"{bar.done:,} {unit} in chunks of {chunk_rows:,}",
                    file, top, output, fmt)
+
+
+def _game_predictions(games, ratings, first_row: int = 1):
+    """One row per game, in input order: its ``row`` (from ``first_row``), ``time`` and
+    ``period`` when the games have them, both players, their ratings before the game
+    (``white_rating``, ``black_rating``: systems that record them, Elo), the first
+    player's walk-forward ``expected_score`` and his actual ``score``."""
+    import numpy as np
+    import pyarrow as pa
+
+    from fastrate._validate import numpy_to_arrow
+
+    back = games.to_input_order
+    cols: dict[str, Any] = {"row": pa.array(np.arange(first_row, first_row + games.n_games))}
+    if games.time is not None:
+        cols["time"] = numpy_to_arrow(back(games.time))
+    if games.period is not None:
+        period = (games.period_labels[games.period] if games.period_labels is not None
+                  else games.period)
+        cols["period"] = numpy_to_arrow(back(period))
+    names = games.players.names
+    cols["white"] = numpy_to_arrow(names[back(games.white)])
+    cols["black"] = numpy_to_arrow(names[back(games.black)])
+    if ratings.pre_white is not None and ratings.pre_black is not None:
+        cols["white_rating"] = pa.array(ratings.pre_white)
+        cols["black_rating"] = pa.array(ratings.pre_black)
+    cols["expected_score"] = pa.array(ratings.predictions)
+    cols["score"] = pa.array(back(games.score))
+    return pa.table(cols)
 
 
 def _team_predictions(matches, ratings):
@@ -297,13 +348,20 @@ def _team_predictions(matches, ratings):
               help="Leave the games of the first N rating periods out of the scores.")
 @click.option("--draws", type=click.Choice(["exclude", "half"]), default="exclude",
               show_default=True, help="Accuracy: leave draws out, or count a draw as half.")
-@click.option("--calibration", is_flag=True, help="Also print each system's calibration "
-              "table (deciles).")
+@click.option("--calibration", is_flag=True, help="Each system's calibration table (ten "
+              "bins of the prediction): printed, and with -o/--format written instead of "
+              "the summary (one row per system and bin).")
+@click.option("--initial", type=click.Path(exists=True, dir_okay=False), help="Starting "
+              "ratings for every system (player, rating[, rd, ...]), as in 'fastrate rate'.")
+@click.option("--resets", type=click.Path(exists=True, dir_okay=False), help="Explicit "
+              "rating resets (player, period or time, value) for the systems that take them "
+              "(elo).")
 @chunk_options
 @input_options
 @output_options
-def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_rows,
-                     sort_input, input_format, output, fmt, progress, **kw) -> None:
+def evaluate_command(file, example, systems, burn_in, draws, calibration, initial, resets,
+                     chunk_rows, sort_input, input_format, output, fmt, progress,
+                     **kw) -> None:
     """Compare rating systems on FILE by walk-forward prediction.
 
     Every system predicts each game from the ratings before it; the table gives log loss,
@@ -318,6 +376,9 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_
       fastrate evaluate games.csv --period 1w --system elo --system "glicko2:tau=0.3" --burn-in 4
       fastrate evaluate --example f1 --period season --burn-in 50 -s trueskill -s weng-lin
       fastrate evaluate --example football --period year -s elo -s "bradley_terry:prior=2"
+      fastrate evaluate nfl_games.csv --first-points score1 --second-points score2
+          --neutral neutral --period season -s elo@fivethirtyeight_nfl
+          --initial initial_elos.csv --resets season_resets.csv --burn-in 10
     """
     from fastrate.evaluate import evaluate
 
@@ -333,13 +394,15 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_
     chunks = _chunk_rows(file, example, chunk_rows, parsed,
                          "a two-player system on a matches file"
                          if as_matches and any(p.system.data == "games" for p in parsed)
-                         else None, matches_ok=True)
+                         else "--resets" if resets is not None else None, matches_ok=True)
+    start = _read_state(initial, "initial")
     if chunks is not None:
         from fastrate.streaming import evaluate_chunks
 
         bar = GameProgress(progress, "evaluating")
         try:
             result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
+                                     initial=start,
                                      chunk_rows=chunks, format=input_format, progress=bar,
                                      sort=sort_input,
                                      **split_columns(columns, as_matches))
@@ -351,18 +414,23 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, chunk_
             games = load_games(file, example, input_format, columns, matches=as_matches)
             _warn_single_period(games, names)
             stages.step()
-            result = evaluate(games, specs, burn_in=burn_in, draws=draws,
+            result = evaluate(games, specs, burn_in=burn_in, draws=draws, initial=start,
+                              resets=_read_state(resets, "resets", columns.get("period")),
                               on_system=lambda *_: stages.step())
         finally:
             stages.close()
     if output is not None or fmt is not None:
-        emit(result.to_arrow(), output, fmt)
+        emit(result.calibration_table() if calibration else result.to_arrow(), output, fmt)
     if output is not None or fmt is None:
-        click.echo(str(result), err=output is None and fmt is not None)
+        to_stderr = output is None and fmt is not None
+        click.echo(str(result), err=to_stderr)
         if calibration:
             for name, table in result.calibration.items():
-                click.echo(f"\ncalibration of {name}:")
-                click.echo(format_table(table, len(next(iter(table.values()))), ""))
+                click.echo(f"\ncalibration of {name}:", err=to_stderr)
+                click.echo(format_table(table, len(next(iter(table.values()))), ""),
+                           err=to_stderr)
+    if calibration and output is not None:
+        click.echo(f"wrote the calibration tables to {output}", err=True)
 
 
 @click.command("warmup")

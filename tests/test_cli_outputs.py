@@ -1,0 +1,125 @@
+"""Issue 14 §3 and issue 13 §1: what the pictures need is written by -o in every format
+(per-game predictions with both players, their pre-game ratings, the outcome and the
+period; every system's calibration table), and ``evaluate`` takes what ``rate`` takes
+(``--initial``, ``--resets``, points columns)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+import fastrate
+from fastrate.cli import main
+from fastrate.datasets import load_example
+from fastrate.evaluate import evaluate
+from fastrate.io.tables import read_table
+
+FORMATS = ("csv", "parquet", "json")
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def football():
+    return load_example("football", period="year")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_game_predictions_in_every_format(tmp_path, football, fmt):
+    path = tmp_path / f"pred.{fmt}"
+    run("rate", "--example", "football", "--period", "year", "--top", "0",
+        "--predictions", str(path))
+    t = read_table(path)
+    assert t.column_names == ["row", "time", "period", "white", "black", "white_rating",
+                              "black_rating", "expected_score", "score"]
+    want = fastrate.elo.rate(football, fastrate.elo.EloConfig.world_football(),
+                             record_pregame=True)
+    assert t.num_rows == football.n_games
+    np.testing.assert_array_equal(t.column("row").to_numpy(), np.arange(1, t.num_rows + 1))
+    np.testing.assert_allclose(t.column("expected_score").to_numpy(), want.predictions,
+                               rtol=0, atol=1e-12 if fmt == "json" else 0)
+    np.testing.assert_allclose(t.column("white_rating").to_numpy(), want.pre_white, atol=1e-9)
+    np.testing.assert_allclose(t.column("black_rating").to_numpy(), want.pre_black, atol=1e-9)
+    # an independent look at the first rows: the published data in input order
+    raw = read_table(fastrate.datasets.example_path("football"))
+    assert t.column("white").to_pylist()[:50] == raw.column("home_team").to_pylist()[:50]
+    assert t.column("black").to_pylist()[:50] == raw.column("away_team").to_pylist()[:50]
+    home, away = (raw.column(c).to_numpy()[:50] for c in ("home_score", "away_score"))
+    np.testing.assert_array_equal(t.column("score").to_numpy()[:50],
+                                  np.where(home > away, 1.0, np.where(home < away, 0.0, 0.5)))
+    assert t.column("period").to_pylist()[0] == t.column("period").to_pylist()[1] - 1  # 1872, 1873
+
+
+def test_predictions_without_pregame_ratings(tmp_path):
+    path = tmp_path / "pred.csv"
+    run("rate", "--example", "football", "-s", "glicko", "--period", "year", "--top", "0",
+        "--predictions", str(path))
+    t = read_table(path)
+    assert "white_rating" not in t.column_names
+    assert {"white", "black", "expected_score", "score", "period"} <= set(t.column_names)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_calibration_written_by_o(tmp_path, football, fmt):
+    path = tmp_path / f"cal.{fmt}"
+    run("evaluate", "--example", "football", "--period", "year", "--burn-in", "5",
+        "-s", "elo", "-s", "glicko", "--calibration", "-o", str(path))
+    t = read_table(path)
+    assert t.column_names == ["system", "bin", "lower", "upper", "count", "mean_predicted",
+                              "mean_observed"]
+    assert t.num_rows == 20
+    want = evaluate(football, ["elo", "glicko"], burn_in=5)
+    for label in ("elo", "glicko"):
+        rows = t.filter(pa.compute.equal(t.column("system"), label))
+        np.testing.assert_array_equal(rows.column("bin").to_numpy(), np.arange(1, 11))
+        np.testing.assert_array_equal(rows.column("count").to_numpy(),
+                                      want.calibration[label]["count"])
+        assert int(rows.column("count").to_numpy().sum()) == want[label]["n"]
+        np.testing.assert_allclose(rows.column("mean_observed").to_numpy(zero_copy_only=False),
+                                   want.calibration[label]["mean_observed"], atol=1e-12)
+
+
+def test_an_empty_calibration_bin_is_null_not_nan(tmp_path):
+    path = tmp_path / "cal.json"
+    csv = tmp_path / "g.csv"
+    csv.write_text("white,black,score\na,b,1\nb,a,0\na,b,1\n")
+    run("evaluate", str(csv), "-s", "elo", "--calibration", "-o", str(path))
+    rows = json.loads(path.read_text())
+    assert len(rows) == 10
+    empty = [r for r in rows if r["count"] == 0]
+    assert empty and all(r["mean_predicted"] is None and r["mean_observed"] is None
+                         for r in empty)
+
+
+def test_evaluate_continues_from_initial(tmp_path, football):
+    first = tmp_path / "first.csv"
+    run("rate", "--example", "football", "--period", "year", "-s", "glicko", "--top", "0",
+        "-o", str(first))
+    out = run("evaluate", "--example", "football", "--period", "year", "-s", "glicko",
+              "--initial", str(first), "--format", "json")
+    got = json.loads(out[out.index("["):])[0]
+    start = fastrate.read_ratings(first)
+    want = evaluate(football, ["glicko"], initial=start)["glicko"]
+    assert got["log_loss"] == pytest.approx(want["log_loss"], rel=1e-12)
+    plain = evaluate(football, ["glicko"])["glicko"]
+    assert abs(got["log_loss"] - plain["log_loss"]) > 1e-4  # the start mattered
+
+
+def test_initial_accepts_team_and_elo_columns(tmp_path):
+    games = tmp_path / "g.csv"
+    games.write_text("white,black,score\na,b,1\nb,a,0.5\n")
+    start = tmp_path / "start.csv"
+    start.write_text("team,elo\na,1700\nb,1300\n")
+    out = run("rate", str(games), "--initial", str(start), "--format", "json")
+    rows = {r["player"]: r["rating"] for r in json.loads(out[out.index("["):])}
+    want = fastrate.elo.rate(fastrate.Games.from_arrays(["a", "b"], ["b", "a"], [1, 0.5]),
+                             initial={"a": 1700.0, "b": 1300.0})
+    assert rows == {"a": want["a"], "b": want["b"]}
