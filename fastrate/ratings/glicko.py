@@ -14,20 +14,31 @@ start of the period, and all players who played are updated at its end:
 the onset of period ``p`` a player last rated in period ``L`` gets
 ``RD = min(sqrt(RD^2 + c^2 (p - L)), max_rd)`` (no growth when ``p <= L``). A player
 who has never played gets no growth before his first period, so a starting RD given
-in ``initial=`` is used as it is (Glickman's worked example starts at RD 200).
+in ``initial=`` is used as it is (Glickman's worked example starts at RD 200);
+``first_period_growth=True`` gives him one period's growth, ``min(sqrt(RD^2 + c^2),
+max_rd)``, as R's PlayerRatings does.
+
+**Advantage** (home side, white; R PlayerRatings' ``gamma``): ``advantage`` Elo points
+are added to the first player's rating wherever the game enters the update and the
+prediction, ``r_a - r_b`` becoming ``r_a + h - r_b`` in ``E`` for both players (not on
+neutral ground: ``Games.neutral``).
 
 **Reported values**: ``rd`` is the RD as of the end of the player's own last rated
 period (``last_period``); the growth for the periods since is applied when he next
-plays. Continuing from a saved result (``initial=previous``) therefore gives the same
-numbers as rating all games at once (to floating-point rounding). For an RD "as of"
-a later period, apply :func:`inflate_rd`.
+plays. For an RD "as of" a later period, apply :func:`inflate_rd`.
+
+**Continuation is exact**: the kernel keeps exactly what the table shows. The rating is
+the stored value, and at the end of each period ``RD^2`` is replaced by ``rd * rd`` with
+``rd = sqrt(RD^2)`` the reported value (IEEE square roots make ``sqrt(rd * rd) == rd``),
+so a saved table -- a :class:`Ratings`, its ``to_arrow()`` table, Parquet or CSV read
+back, ``fastrate rate --initial`` -- continues to the same bits as the full run.
 
 **Predictions**: for every game, the first player's expected score before the period,
 using Glickman's formula for predicting a game between two players, which combines
-both deviations: ``1/(1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b)/400))``.
+both deviations: ``1/(1 + 10^(-g(sqrt(RD_a^2 + RD_b^2)) (r_a + h - r_b)/400))``.
 
-Games without a period form one rating period. ``weight``, ``margin`` and ``neutral``
-of the games are not used by Glicko.
+Games without a period form one rating period. ``weight`` and ``margin`` of the games
+are not used by Glicko.
 
 Source: M. E. Glickman, "Parameter estimation in large dynamic paired comparison
 experiments", Applied Statistics 48 (1999); "The Glicko system" (glicko.net, 1995).
@@ -41,37 +52,50 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fastrate._numba import kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     BLOCK,
-    GROWTH_GLICKO,
     LN10,
+    PREFETCH,
     REC_DELTA,
+    REC_GAMES,
     REC_INFO,
     REC_LAST,
     REC_LEVEL,
+    REC_STAMP,
     REC_VAR,
-    PeriodRule,
+    REC_VOL,
+    add_game_terms,
     check_positive_state,
     close_records,
     exact_records,
+    game_terms,
     gather_block,
     open_records,
-    period_games,
+    prefetch_row,
     reported_last,
     select,
 )
 
-__all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q"]
+__all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q", "FamilyRule",
+           "family_touch", "family_games", "check_finite_result", "neutral_flags",
+           "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD"]
 
 #: ``q = ln(10) / 400``
 Q = LN10 / 400.0
 _INF = math.inf
 _DEFAULT_C = math.sqrt((350.0**2 - 50.0**2) / 30.0)
+
+
+#: the ranges of the parameters (Glicko and Glicko-2): no rating list comes near them,
+#: and within them every value a run computes stays finite (RD^2 <= 1e12, ratings and
+#: leads far below the float range)
+MAX_RATING = 1e9  #: |initial_rating|, |advantage|: at most 1e9
+MAX_RD = 1e6  #: initial_rd, max_rd, min_rd, c: at most 1e6
 
 
 @dataclass(frozen=True)
@@ -82,6 +106,10 @@ class GlickoConfig:
     typical RD of 50 grow back to 350 in 30 periods (``c ≈ 63.25``, see
     :meth:`with_c_from_target`). ``min_rd`` is an optional floor for RD after an
     update (0: none), which keeps ratings of very active players responsive.
+    ``advantage`` (Elo points, R PlayerRatings' ``gamma``) is added to the first
+    player's rating in every non-neutral game's expected score. ``first_period_growth``
+    grows a new player's RD by one period (``c^2``) before his first period, as
+    PlayerRatings does (default: Glickman's paper, no growth).
     """
 
     initial_rating: float = 1500.0
@@ -89,16 +117,18 @@ class GlickoConfig:
     max_rd: float = 350.0
     c: float = _DEFAULT_C
     min_rd: float = 0.0
+    advantage: float = 0.0
+    first_period_growth: bool = False
 
     def __post_init__(self) -> None:
         o = "GlickoConfig"
-        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
-        check_number(o, "initial_rd", self.initial_rd, lo=0.0, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "max_rd", self.max_rd, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "c", self.c, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "min_rd", self.min_rd, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
+        check_number(o, "initial_rd", self.initial_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "c", self.c, lo=0.0, hi=MAX_RD)
+        check_number(o, "min_rd", self.min_rd, lo=0.0, hi=MAX_RD)
+        check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
+        check_flag(o, "first_period_growth", self.first_period_growth)
         if self.min_rd > self.max_rd:
             raise ConfigError(f"'min_rd' of GlickoConfig must be at most max_rd "
                               f"({self.max_rd!r}); got {self.min_rd!r}")
@@ -114,7 +144,7 @@ class GlickoConfig:
         """
         o = "GlickoConfig.with_c_from_target"
         max_rd = kw.get("max_rd", cls.max_rd)
-        check_number(o, "max_rd", max_rd, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "max_rd", max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
         check_number(o, "typical_rd", typical_rd, lo=0.0, hi=float(max_rd), hi_open=True)
         check_number(o, "periods_to_max", periods_to_max, lo=0.0, hi=_INF, lo_open=True,
                      hi_open=True)
@@ -122,6 +152,99 @@ class GlickoConfig:
             raise ConfigError(f"{o} computes 'c'; do not pass it (got c={kw['c']!r})")
         c = math.sqrt((float(max_rd) ** 2 - float(typical_rd) ** 2) / float(periods_to_max))
         return cls(c=c, **kw)
+
+
+def check_flag(owner: str, name: str, value: Any) -> None:
+    """Refuse a boolean option that is not a bool (the house template)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"'{name}' of {owner} must be a bool (true or false); got {value!r}")
+
+
+# ----------------------------------------------------------------------------------
+# the Glicko family's pass over a period's games (Glicko, Glicko-2 and Stephenson)
+#
+# The player records are fastrate.ratings._common's (one 64-byte row per player; the
+# REC_* columns); Glicko leaves column REC_VOL unused.
+
+#: inactivity at a player's first game of a period: Glicko's step 1,
+#: ``RD^2 = min(RD^2 + c^2 t, max_rd^2)`` with ``t = p - L`` periods since the last rated
+#: one (``first`` for a player never rated)
+GROW_PER_PERIOD = 0
+#: Glicko-2's "did not compete" step once per missed period,
+#: ``min(RD^2 + (p - L - 1) (scale sigma)^2, max_rd^2)`` (sigma from column ``REC_VOL``)
+GROW_PER_MISSED = 1
+
+
+class FamilyRule(NamedTuple):
+    """What the pass over a period's games (:func:`family_games`) needs of a system. All
+    values are on the Glicko (Elo-like) scale: the records hold ratings and ``RD^2``."""
+
+    growth: int  #: GROW_PER_PERIOD or GROW_PER_MISSED
+    c2: float  #: GROW_PER_PERIOD: RD^2 added per period; GROW_PER_MISSED: ``scale^2``
+    max_var: float  #: the cap of RD^2 after growth (inf: none)
+    first: float  #: GROW_PER_PERIOD: periods of growth before a new player's first one
+    g_num: float  #: the numerator of g: ``q = ln(10)/400`` (Glicko), ``1/scale`` (Glicko-2)
+    k3: float  #: ``3 g_num^2 / pi^2``
+    advantage: float  #: points added to the first player's rating unless neutral
+
+
+@inline_kernel
+def family_touch(rec, x, fk, p, rule, touched, nt):
+    """Player ``x`` in a game of period index ``fk`` (absolute number ``p``): at his first
+    game of the period, the inactivity growth of ``rule`` and zeroed sums, and list him
+    in ``touched``; return the new count. Branch-free (:func:`select`; a never-rated
+    player's last period is NaN, whose comparisons are false)."""
+    first = rec[x, REC_STAMP] != fk
+    v = rec[x, REC_VAR]
+    last = rec[x, REC_LAST]
+    if rule.growth == GROW_PER_PERIOD:
+        t = select(last != last, rule.first, p - last)
+        rec[x, REC_VAR] = select(first & (t > 0.0), min(v + rule.c2 * t, rule.max_var), v)
+    else:
+        gap = p - last
+        vol = rec[x, REC_VOL]
+        rec[x, REC_VAR] = select(first & (gap > 1.0),
+                                 min(v + (gap - 1.0) * (rule.c2 * (vol * vol)), rule.max_var), v)
+    rec[x, REC_INFO] = select(first, 0.0, rec[x, REC_INFO])
+    rec[x, REC_DELTA] = select(first, 0.0, rec[x, REC_DELTA])
+    rec[x, REC_STAMP] = fk
+    rec[x, REC_GAMES] += 1.0
+    touched[nt] = x
+    return nt + first
+
+
+@inline_kernel
+def family_games(white, black, score, neutral, lo, hi, p, fk, rec, touched, buf, pred, rule):
+    """The games ``lo .. hi-1`` of one rating period (index ``fk``, absolute number ``p``),
+    in blocks of ``BLOCK`` (``buf``: 8 x BLOCK): gather both players' onset values (the
+    inactivity step of :func:`family_touch` at a player's first game of the period, the
+    records ``PREFETCH`` games ahead prefetched) and the lead ``r_a + h - r_b`` (``h``
+    the advantage, 0 where ``neutral``; ``neutral`` may have length 0), compute the
+    block's terms (:func:`~fastrate.ratings._common.game_terms`: vectorised), add them
+    to the players' sums in game order (the same additions in the same order as a plain
+    game-by-game loop). Writes ``pred`` (unless it has length 0), lists the period's
+    players in ``touched`` and returns how many."""
+    has_n = neutral.shape[0] > 0
+    nt = 0
+    for s0 in range(lo, hi, BLOCK):
+        m = min(BLOCK, hi - s0)
+        for j in range(m):
+            if s0 + j + PREFETCH < hi:
+                prefetch_row(rec, white[s0 + j + PREFETCH])
+                prefetch_row(rec, black[s0 + j + PREFETCH])
+            a = white[s0 + j]
+            b = black[s0 + j]
+            nt = family_touch(rec, a, fk, p, rule, touched, nt)
+            nt = family_touch(rec, b, fk, p, rule, touched, nt)
+            h = rule.advantage
+            if has_n and neutral[s0 + j]:
+                h = 0.0
+            buf[0, j] = (rec[a, REC_LEVEL] + h) - rec[b, REC_LEVEL]
+            buf[1, j] = rec[a, REC_VAR]
+            buf[2, j] = rec[b, REC_VAR]
+        game_terms(m, s0, score, buf, pred, rule.g_num, rule.g_num, rule.k3)
+        add_game_terms(m, s0, white, black, rec, buf)
+    return nt
 
 
 # ----------------------------------------------------------------------------------
@@ -139,14 +262,13 @@ _GATHER = (_RD2, _DSUM, _RSUM)
 class _GlickoParams(NamedTuple):
     """The scalars of :func:`_glicko_kernel`."""
 
-    q: float  #: ``ln(10) / 400``
-    c2: float  #: RD^2 added per period without games
-    max_rd2: float  #: the cap of RD^2
+    rule: FamilyRule  #: the pass over the games (growth, g, advantage)
     min_rd2: float  #: the floor of RD^2 after an update (0: none)
 
 
 @kernel
-def _glicko_kernel(white, black, score, period, starts, rec, params, touched, buf, pred):
+def _glicko_kernel(white, black, score, neutral, period, starts, rec, params, touched, buf,
+                   pred):
     """Glicko over all rating periods.
 
     ``starts`` holds the first game index of every period plus ``n`` at the end;
@@ -158,33 +280,26 @@ def _glicko_kernel(white, black, score, period, starts, rec, params, touched, bu
     1: the branch-free listing writes one past the last player) and ``buf`` (8 x block)
     are scratch. Each period costs O(games in it). Updates ``rec``, writes ``pred``.
 
-    One pass over the games of a period, in blocks
-    (:func:`fastrate.ratings._common.period_games`): gather both players' onset values
-    (doing step 1 at a player's first game of the period, without a branch; the reads
-    of a block are independent of each other, so the CPU overlaps them), compute the
-    terms of the block (``q g(RD)``, the expected scores, the prediction: vectorised),
-    then add them to the players' sums in game order -- the same arithmetic, in the
-    same order, as a plain game-by-game loop. Step 2 for everyone listed at the end of
-    the period.
+    One pass over the games of a period (:func:`family_games`), then step 2 for everyone
+    listed, in blocks: gather, compute (vectorised), scatter. The new ``RD^2`` is stored
+    as ``rd * rd`` with ``rd = sqrt(RD^2)`` the reported value, so that a saved table
+    continues exactly.
     """
-    q = params.q
+    rule = params.rule
     min_rd2 = params.min_rd2
-    rule = PeriodRule(GROWTH_GLICKO, params.c2, params.max_rd2, q,
-                      3.0 * q * q / (math.pi * math.pi))
     for k in range(starts.shape[0] - 1):
         lo = starts[k]
         p = float(period[lo])
-        nt = period_games(white, black, score, lo, starts[k + 1], p, float(k), rec, touched,
-                          buf, pred, rule)
-        # step 2 for everyone who played, in blocks: gather, compute (vectorised),
-        # scatter; the next block's records load while this one is computed
+        nt = family_games(white, black, score, neutral, lo, starts[k + 1], p, float(k), rec,
+                          touched, buf, pred, rule)
         for t0 in range(0, nt, BLOCK):
             m = gather_block(rec, touched, t0, nt, buf, _GATHER)
             for j in range(m):
                 inv = 1.0 / buf[0, j] + buf[1, j]
                 buf[3, j] = buf[2, j] / inv
                 v = 1.0 / inv
-                buf[4, j] = select(v < min_rd2, min_rd2, v)
+                rd = math.sqrt(select(v < min_rd2, min_rd2, v))
+                buf[4, j] = rd * rd
             for j in range(m):
                 x = touched[t0 + j]
                 rec[x, _RATING] += buf[3, j]
@@ -206,20 +321,23 @@ def g(rd: Any) -> Any:
     return 1.0 / np.sqrt(1.0 + 3.0 * Q * Q * rd * rd / (math.pi * math.pi))
 
 
-def expected_score(rating_a: Any, rating_b: Any, rd_b: Any, rd_a: Any = 0.0) -> Any:
+def expected_score(rating_a: Any, rating_b: Any, rd_b: Any, rd_a: Any = 0.0,
+                   advantage: float = 0.0) -> Any:
     """Glicko expected score of A against B, NumPy-vectorised.
 
     With ``rd_a = 0`` (the default) this is the ``E`` of the update formula,
-    ``1/(1 + 10^(-g(RD_b)(r_a - r_b)/400))``; with both deviations it is Glickman's
-    prediction of a game between the two, using ``g(sqrt(RD_a^2 + RD_b^2))`` -- the
-    value :func:`rate` stores in ``Ratings.predictions``.
+    ``1/(1 + 10^(-g(RD_b)(r_a + h - r_b)/400))`` (``h = advantage``); with both
+    deviations it is Glickman's prediction of a game between the two, using
+    ``g(sqrt(RD_a^2 + RD_b^2))`` -- the value :func:`rate` stores in
+    ``Ratings.predictions``.
 
     >>> round(float(expected_score(1500, 1400, 30)), 3)
     0.639
     """
     rd_a = np.asarray(rd_a, dtype=np.float64)
     rd_b = np.asarray(rd_b, dtype=np.float64)
-    d = np.asarray(rating_a, dtype=np.float64) - np.asarray(rating_b, dtype=np.float64)
+    d = (np.asarray(rating_a, dtype=np.float64) + advantage) - np.asarray(rating_b,
+                                                                           dtype=np.float64)
     return 1.0 / (1.0 + np.power(10.0, -g(np.sqrt(rd_a * rd_a + rd_b * rd_b)) * d / 400.0))
 
 
@@ -240,6 +358,26 @@ def inflate_rd(ratings: Ratings, period: int, config: GlickoConfig | None = None
     return np.where(t > 0, grown, ratings.rd)
 
 
+def neutral_flags(games: Games, advantage: float) -> np.ndarray:
+    """The games' neutral flags for a kernel: an empty array when every game gets the
+    advantage (no flags, or no advantage to withhold)."""
+    if games.neutral is None or advantage == 0.0:
+        return np.empty(0, dtype=np.bool_)
+    return np.ascontiguousarray(games.neutral, dtype=np.bool_)
+
+
+def check_finite_result(system: str, players: Any, **columns: np.ndarray) -> None:
+    """Stop with a clear error, naming the player, if a run's state left the float range
+    (the configs' ranges prevent it; extreme saved state or data still could)."""
+    for name, values in columns.items():
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"{system}: the '{name}' of player {players[i]!r} left the "
+                             f"floating-point range ({float(values[i])!r}); check the initial "
+                             "state and the configuration for extreme values")
+
+
 def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = None,
          predictions: bool = True) -> Ratings:
     """Rate ``games`` with Glicko; return ratings, RDs and every pre-game prediction.
@@ -251,9 +389,10 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     ``last_period`` is then not reported (or passed through from ``initial``). The
     returned ``rd`` is as of each player's last rated period (growth for inactivity is
     applied when he next plays), so ``rate(second_half, initial=rate(first_half))``
-    equals ``rate(all_games)`` when split between periods. ``Ratings.predictions`` is
-    Glickman's prediction with both deviations (see :func:`expected_score`);
-    ``predictions=False`` skips them (final ratings only; ``Ratings.predictions`` None).
+    (or its table) equals ``rate(all_games)`` to the bit when split between periods.
+    ``Ratings.predictions`` is Glickman's prediction with both deviations (see
+    :func:`expected_score`); ``predictions=False`` skips them (final ratings only;
+    ``Ratings.predictions`` None).
     """
     check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
     check_type(config, GlickoConfig, "config must be a GlickoConfig")
@@ -265,13 +404,17 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     starts = period_starts(period)
     rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
     pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
-    params = _GlickoParams(Q, float(config.c) ** 2, float(config.max_rd) ** 2,
-                           float(config.min_rd) ** 2)
-    _glicko_kernel(games.white, games.black, games.score, period, starts, rec, params,
+    rule = FamilyRule(GROW_PER_PERIOD, float(config.c) ** 2, float(config.max_rd) ** 2,
+                      1.0 if config.first_period_growth else 0.0, Q,
+                      3.0 * Q * Q / (math.pi * math.pi), float(config.advantage))
+    _glicko_kernel(games.white, games.black, games.score,
+                   neutral_flags(games, config.advantage), period, starts, rec,
+                   _GlickoParams(rule, float(config.min_rd) ** 2),
                    np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), pred)
     played = close_records(rec, games, state)
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
+    check_finite_result("Glicko", state.players, rating=state.rating, rd=state.rd)
     return Ratings(system="glicko", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
                    config=config, rd=state.rd, last_period=reported_last(games, state),
