@@ -99,10 +99,12 @@ def _register(group: click.Group) -> None:
     )
     from fastrate.cli.ladder import ladder_group
     from fastrate.cli.placement import placement_group
+    from fastrate.cli.plot import plot_group
+    from fastrate.cli.report import report_command
 
     for cmd in (rate_command, evaluate_command, batch_command, systems_command, warmup_command,
                 bridge_group,
-                placement_group, backgammon_group, ladder_group):
+                placement_group, backgammon_group, ladder_group, plot_group, report_command):
         group.add_command(cmd)
 
 
