@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
+from fastrate.errors import InputError
+
 __all__ = ["atomic_file", "atomic_files", "resolve_target", "is_special_file"]
 
 
@@ -66,12 +68,15 @@ def atomic_files(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
     paths: list[Path] = []
     pending: list[tuple[Path, Path]] = []
     try:
-        for target in resolved:
+        for given, target in zip(targets, resolved):
             if is_special_file(target):
                 paths.append(target)
                 continue
             tmp = _temporary_beside(target)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError as exc:
+                raise _cannot_write(given, target, exc) from None
             os.close(fd)
             pending.append((tmp, target))
             os.chmod(tmp, _new_file_mode(target))
@@ -84,6 +89,18 @@ def atomic_files(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         raise
+
+
+def _cannot_write(given: str | os.PathLike, target: Path, exc: OSError) -> InputError:
+    """The one-line error for an output that cannot be created (no temporary name in it)."""
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.exists():
+        why = f"folder {folder} does not exist"
+    elif not folder.is_dir():
+        why = f"{folder} is a file, not a folder"
+    else:
+        why = f"{exc.strerror or type(exc).__name__} in folder {folder}"
+    return InputError(f"cannot write {given}: {why}; choose another output path")
 
 
 @contextlib.contextmanager

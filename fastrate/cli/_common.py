@@ -61,10 +61,66 @@ def input_options(fn: Callable) -> Callable:
                      help="Matches: rows without a rank are an error (default), tie last, "
                      "or are dropped."),
         input_format_option(),
+        click.option("--encoding", metavar="NAME", help="Text encoding of a CSV or JSON "
+                     "input (default utf-8; e.g. latin-1, cp1252, utf-16): text that does not "
+                     "decode is refused, naming the row and byte."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
     return fn
+
+
+#: the parameters (of any command) that name files the command writes; every other
+#: ``click.Path`` parameter names a file it reads
+OUTPUT_PARAMS = ("output", "predictions", "partnerships_out", "plot")
+
+
+def is_output_param(param: click.Parameter) -> bool:
+    """Whether a command parameter names a file the command writes."""
+    name = param.name or ""
+    return name in OUTPUT_PARAMS or name.endswith("_out") or name.startswith("output")
+
+
+def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
+    """Refuse, before any work, an output that names an input of the same command (it
+    would be overwritten; a starting state, ``--initial``, may be updated in place) or
+    another output (one would be lost). Devices and pipes (``/dev/null``) may be named
+    by several outputs."""
+    import os
+
+    from fastrate._files import is_special_file, resolve_target
+
+    def label(param: click.Parameter) -> str:
+        return "/".join(param.opts) if param.param_type_name == "option" else param.name.upper()
+
+    outputs, inputs = [], []
+    for param in command.params:
+        value = values.get(param.name or "")
+        if not isinstance(value, (str, os.PathLike)) or not isinstance(param.type, click.Path):
+            continue
+        if is_output_param(param):
+            outputs.append((param, value))
+        elif not (param.name or "").startswith("initial"):
+            # a state file (--initial) may be updated in place: it is read before the
+            # new one replaces it
+            inputs.append((param, value))
+    seen: dict[str, click.Parameter] = {}
+    for param, path in outputs:
+        if is_special_file(resolve_target(path)):
+            continue
+        for other, source in inputs:
+            same = os.path.realpath(source) == os.path.realpath(path)
+            if not same and os.path.exists(source) and os.path.exists(path):
+                same = os.path.samefile(source, path)
+            if same:
+                raise click.UsageError(f"{label(param)} names the input file {source} "
+                                       f"({label(other)}), which it would overwrite; write "
+                                       "to another file")
+        key = os.path.realpath(path)
+        if key in seen:
+            raise click.UsageError(f"{label(seen[key])} and {label(param)} both name {path}; "
+                                   "give each output its own file")
+        seen[key] = param
 
 
 def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
@@ -75,7 +131,7 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
              "period": "period", "weight": "weight", "margin": "margin", "neutral": "neutral",
              "drop_self_play": "drop_self_play", "match_col": "match", "team_col": "team",
              "free_for_all": "free_for_all", "player_col": "player", "rank_col": "rank",
-             "place_col": "place", "unranked": "unranked"}
+             "place_col": "place", "unranked": "unranked", "encoding": "encoding"}
     out = {}
     for opt, arg in names.items():
         value = kw.pop(opt, None)
@@ -132,6 +188,22 @@ def output_options(fn: Callable) -> Callable:
     fn = click.option("--progress/--no-progress", default=None, help="Progress on stderr "
                       "(default: when stderr is a terminal).")(fn)
     return table_output_options("the full table")(fn)
+
+
+def window_options(fn: Callable) -> Callable:
+    """``--fit-until``, ``--score-from``, ``--score-until``: the time windows of
+    ``evaluate`` and ``tune`` (dates compared with the time column, or period labels;
+    :func:`fastrate.data.evaluation.split_windows`)."""
+    what = ("a date (2000-01-01; compared with the time column) or a period label (a "
+            "season such as 2019, or period:LABEL)")
+    fn = click.option("--score-until", metavar="DATE|PERIOD", default=None,
+                      help=f"Score only the games before this {what}.")(fn)
+    fn = click.option("--score-from", metavar="DATE|PERIOD", default=None,
+                      help=f"Score only the games from this {what} on (default: "
+                      "--fit-until).")(fn)
+    return click.option("--fit-until", metavar="DATE|PERIOD", default=None,
+                        help=f"End of the fit window (games before this {what}): what "
+                        "tuning scores (default: --score-from).")(fn)
 
 
 class Progress:

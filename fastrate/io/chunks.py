@@ -26,9 +26,13 @@ from fastrate.data.game_table import release_arrow_memory
 from fastrate.errors import InputError
 from fastrate.io.tables import (
     CSV_BLOCK_SIZE,
+    check_encoding,
+    check_text,
     column_names,
     csv_delimiter,
+    csv_read_options,
     format_of,
+    not_utf8_file,
     read_error,
     read_table,
 )
@@ -80,34 +84,42 @@ def is_many(source: str | os.PathLike) -> bool:
 
 def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
                 columns_of: Callable[[list[str], str], list[str]],
-                dictionary_of: Callable[[list[str], str], list[str]] | None = None
-                ) -> Iterator[tuple[Any, Source]]:
+                dictionary_of: Callable[[list[str], str], list[str]] | None = None,
+                encoding: str = "utf-8") -> Iterator[tuple[Any, Source]]:
     """``(table, source)`` for every chunk of ``files`` in order: tables of about
     ``chunk_rows`` rows (a CSV chunk ends at a block boundary; a Parquet chunk is whole
     row groups, at most twice ``chunk_rows`` rows), never spanning two files;
     ``source`` names the rows of that chunk by their place in its file.
     ``dictionary_of(names, file name)``: Parquet text columns to read as dictionary
-    arrays (player names, see :func:`fastrate.io.tables.read_table`)."""
+    arrays (player names, see :func:`fastrate.io.tables.read_table`). ``encoding``: the
+    text encoding of CSV and JSON files; text is checked as
+    :func:`fastrate.io.tables.read_table` checks it."""
     import pyarrow as pa
 
     if chunk_rows < 1:
         raise InputError(f"chunk_rows must be >= 1; got {chunk_rows}")
+    encoding = check_encoding(encoding)
     for path in files:
         fmt = format_of(path, format)
-        names = column_names(path, fmt)
+        names = column_names(path, fmt, encoding)
         wanted = None if names is None else columns_of(names, path.name)
         try:
             if fmt == "parquet":
                 text = [] if names is None or dictionary_of is None else [
                     c for c in dictionary_of(names, path.name) if c in names]
-                yield from _parquet_chunks(path, wanted, chunk_rows, text)
+                chunks = _parquet_chunks(path, wanted, chunk_rows, text)
             elif fmt == "csv":
-                yield from _csv_chunks(path, wanted, chunk_rows)
+                chunks = _csv_chunks(path, wanted, chunk_rows, encoding)
             else:  # JSON has no streaming reader: one chunk per file
-                yield read_table(path, fmt, columns=wanted), Source(path.name)
+                chunks = iter([(read_table(path, fmt, columns=wanted, encoding=encoding),
+                                Source(path.name))])
+            for table, src in chunks:
+                yield check_text(table, src, encoding), src
         except InputError:
             raise
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+            if fmt != "parquet" and encoding == "utf-8" and "utf8" in str(exc).lower():
+                raise not_utf8_file(path, fmt) from None
             raise read_error(path, fmt, exc) from None
 
 
@@ -154,12 +166,12 @@ def _parquet_chunks(path: Path, columns: list[str] | None, chunk_rows: int,
         yield emit(reader.read_row_groups(pending, columns=columns))
 
 
-def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int
-                ) -> Iterator[tuple[Any, Source]]:
+def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int,
+                encoding: str = "utf-8") -> Iterator[tuple[Any, Source]]:
     import pyarrow as pa
     from pyarrow import csv
 
-    reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
+    reader = csv.open_csv(path, read_options=csv_read_options(CSV_BLOCK_SIZE, encoding),
                           parse_options=csv.ParseOptions(delimiter=csv_delimiter(path)),
                           convert_options=csv.ConvertOptions(include_columns=columns or [],
                                                              strings_can_be_null=True))
@@ -173,6 +185,8 @@ def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int
             break
         except pa.ArrowInvalid as exc:
             first = str(exc).strip().splitlines()[0]
+            if encoding == "utf-8" and "utf8" in first.lower():
+                raise not_utf8_file(path, "csv") from None
             raise InputError(f"cannot read {path} as csv after row {offset + rows:,}: {first} "
                              "(a column's type changes after the first block: check that "
                              "row, or read the file whole without chunks)") from None
@@ -199,8 +213,8 @@ def sorted_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
                   key_of: Callable[[Any, Source], np.ndarray],
                   folder: str | os.PathLike | None = None,
                   observe: Callable[[Any, Source], None] | None = None,
-                  dictionary_of: Callable[[list[str], str], list[str]] | None = None
-                  ) -> Iterator[tuple[Any, Source]]:
+                  dictionary_of: Callable[[list[str], str], list[str]] | None = None,
+                  encoding: str = "utf-8") -> Iterator[tuple[Any, Source]]:
     """The chunks of :func:`iter_tables`, stably sorted by ``key_of(table, source)``
     (int64 or float64 per row) across the whole input: an external merge sort. Each
     chunk is sorted and written as a run (Parquet, in ``folder``, default the system's
@@ -217,7 +231,8 @@ def sorted_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
     try:
         runs: list[Path] = []
         offset = 0
-        for table, src in iter_tables(files, format, chunk_rows, columns_of, dictionary_of):
+        for table, src in iter_tables(files, format, chunk_rows, columns_of, dictionary_of,
+                                      encoding):
             if observe is not None:
                 observe(table, src)
             key = np.asarray(key_of(table, src))

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from fastrate.data.matches import Matches, match_layout, matches_from_table
-from fastrate.io.tables import read_needed_columns
+from fastrate.io.tables import check_path, read_needed_columns
 
 __all__ = ["read_matches"]
 
@@ -18,7 +18,7 @@ def read_matches(path: str | os.PathLike, *, match: str | None = None,
                  higher_is_better: bool | None = None, weight: str | None = None,
                  time: str | None = None, time_format: str | None = None, period: Any = None,
                  unranked: str = "error", sort: bool = True,
-                 format: str | None = None) -> Matches:
+                 format: str | None = None, encoding: str = "utf-8") -> Matches:
     """Read matches from a long-format file: one row per player seat (CSV, also
     compressed, Parquet or JSON).
 
@@ -35,14 +35,17 @@ def read_matches(path: str | os.PathLike, *, match: str | None = None,
     level, time]``) reads as free-for-all matches ranked by place.
 
     Only the columns the matches need are read (CSV and Parquet); errors name the
-    file's column, row and line.
+    file's column, row and line. ``encoding``: the text encoding of a CSV or JSON file
+    (default UTF-8); text that does not decode is refused.
     """
+    path = check_path(path)
     options: dict[str, Any] = dict(match=match, team=team, player=player, rank=rank,
                                    place=place, score=score, weight=weight, time=time,
                                    period=period)
     table, src = read_needed_columns(
         path, format, lambda names, where: match_layout(names, where, **options).columns(),
-        lambda names, where: [match_layout(names, where, **options).player])
+        lambda names, where: [match_layout(names, where, **options).player],
+        encoding=encoding)
     return matches_from_table(table, **options, higher_is_better=higher_is_better,
                               time_format=time_format, unranked=unranked, sort=sort,
                               source=src)

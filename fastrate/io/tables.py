@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fastrate._files import atomic_file
+from fastrate._files import atomic_file, is_special_file, resolve_target
 from fastrate._validate import Source, to_arrow_table
 from fastrate.data.game_table import game_layout, release_arrow_memory
 from fastrate.data.games import games_from_box
@@ -22,7 +22,8 @@ from fastrate.data.state import FIRST_LINE_KEY, SOURCE_KEY
 from fastrate.errors import InputError
 
 __all__ = ["read_table", "read_games", "read_ratings", "games_from_table", "write_table",
-           "table_writer", "csv_delimiter", "read_error",
+           "table_writer", "csv_delimiter", "read_error", "check_text", "check_encoding",
+           "csv_read_options", "not_utf8_file", "check_path", "check_options", "GAME_OPTIONS",
            "atomic_file", "to_arrow_table", "source_for", "format_of", "FORMATS"]
 
 FORMATS = ("csv", "parquet", "json")
@@ -47,6 +48,8 @@ def format_of(path: str | os.PathLike, fmt: str | None) -> str:
                    (".ndjson", "json")):
         if name.endswith(ext):
             return f
+    if is_special_file(resolve_target(path)):
+        return "csv"  # a device or a pipe (/dev/null, /dev/stdout, a FIFO): CSV unless told
     raise InputError(f"cannot tell the format of {path}: name it .csv, .parquet or .json, "
                      "or pass --format / format=")
 
@@ -64,7 +67,7 @@ CSV_BLOCK_SIZE = 1 << 20
 CSV_READ_BLOCK_SIZE = 16 << 20
 
 
-def _csv_header(path: Path) -> list[str]:
+def _csv_header(path: Path, encoding: str = "utf-8") -> list[str]:
     """The column names of a CSV file's first line (compressed files too)."""
     import csv as pycsv
 
@@ -72,14 +75,19 @@ def _csv_header(path: Path) -> list[str]:
 
     with pa.input_stream(str(path), compression="detect") as fh:
         head = fh.read(1 << 16)
-    line = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8-sig", errors="replace")
+    line = head.split(b"\n", 1)[0].rstrip(b"\r").decode(
+        "utf-8-sig" if encoding == "utf-8" else encoding, errors="replace")
     return next(pycsv.reader([line], delimiter=csv_delimiter(path)), [])
 
 
 def read_table(path: str | os.PathLike, format: str | None = None,
                columns: list[str] | None = None, text_columns: tuple[str, ...] = (),
-               dictionary_columns: tuple[str, ...] = ()):
+               dictionary_columns: tuple[str, ...] = (), encoding: str = "utf-8"):
     """Read a CSV (optionally compressed), Parquet or JSON file into a pyarrow Table.
+
+    Text is read as ``encoding`` (CSV and JSON; default UTF-8, a byte-order mark is
+    skipped): text that does not decode is refused with its column, row and byte
+    offset, and so is a NUL byte in a text value (never a name such as ``b'Jos\\xe9'``).
 
     ``columns`` limits the read to those columns, in that order. ``text_columns``: CSV
     columns (names matched case-insensitively) read as text whatever they look like,
@@ -94,45 +102,183 @@ def read_table(path: str | os.PathLike, format: str | None = None,
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
+    encoding = check_encoding(encoding)
     try:
-        if fmt == "csv":
-            from pyarrow import csv
-
-            # an empty field is a missing value (a missing name, not a player called '')
-            types = {}
-            if text_columns:
-                want = {c.lower() for c in text_columns}
-                types = {c: pa.string() for c in _csv_header(p) if c.lower() in want}
-            convert = csv.ConvertOptions(include_columns=columns or [],
-                                         strings_can_be_null=True, column_types=types)
-            parse = csv.ParseOptions(delimiter=csv_delimiter(p))
-            # the streaming reader holds a few blocks at a time (read_csv holds the whole
-            # decompressed file while it parses: ~8x the columns kept, in memory), but it
-            # takes the column types from the first block; when a later block does not
-            # fit them, read_csv infers them from the whole file
-            try:
-                return csv.open_csv(p, read_options=csv.ReadOptions(block_size=CSV_BLOCK_SIZE),
-                                    parse_options=parse, convert_options=convert).read_all()
-            except pa.ArrowInvalid:
-                pass
-            return csv.read_csv(p, read_options=csv.ReadOptions(block_size=CSV_READ_BLOCK_SIZE),
-                                parse_options=parse, convert_options=convert)
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            if dictionary_columns:
-                schema = pq.read_schema(p)
-                text = [c for c in dictionary_columns if c in schema.names and (
-                    pa.types.is_string(schema.field(c).type)
-                    or pa.types.is_large_string(schema.field(c).type))]
-                return pq.read_table(p, columns=columns, read_dictionary=text or None)
-            return pq.read_table(p, columns=columns)
-        table = _read_json(p)
-        return table.select(columns) if columns else table
+        table = _read_any(p, fmt, columns, text_columns, dictionary_columns, encoding)
     except InputError:
         raise
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError, KeyError) as exc:
+        if fmt != "parquet" and encoding == "utf-8" and "utf8" in str(exc).lower().replace(
+                "-", ""):
+            raise not_utf8_file(p, fmt) from None
         raise read_error(path, fmt, exc) from None
+    return check_text(table, source_for(p.name, fmt), encoding)
+
+
+def _read_any(p: Path, fmt: str, columns: list[str] | None, text_columns: tuple[str, ...],
+              dictionary_columns: tuple[str, ...], encoding: str):
+    import pyarrow as pa
+
+    if fmt == "csv":
+        from pyarrow import csv
+
+        # an empty field is a missing value (a missing name, not a player called '')
+        types = {}
+        if text_columns:
+            want = {c.lower() for c in text_columns}
+            types = {c: pa.string() for c in _csv_header(p, encoding) if c.lower() in want}
+        convert = csv.ConvertOptions(include_columns=columns or [],
+                                     strings_can_be_null=True, column_types=types)
+        parse = csv.ParseOptions(delimiter=csv_delimiter(p))
+        # the streaming reader holds a few blocks at a time (read_csv holds the whole
+        # decompressed file while it parses: ~8x the columns kept, in memory), but it
+        # takes the column types from the first block; when a later block does not
+        # fit them, read_csv infers them from the whole file
+        try:
+            return csv.open_csv(p, read_options=csv_read_options(CSV_BLOCK_SIZE, encoding),
+                                parse_options=parse, convert_options=convert).read_all()
+        except pa.ArrowInvalid:
+            pass
+        return csv.read_csv(p, read_options=csv_read_options(CSV_READ_BLOCK_SIZE, encoding),
+                            parse_options=parse, convert_options=convert)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        if dictionary_columns:
+            schema = pq.read_schema(p)
+            text = [c for c in dictionary_columns if c in schema.names and (
+                pa.types.is_string(schema.field(c).type)
+                or pa.types.is_large_string(schema.field(c).type))]
+            return pq.read_table(p, columns=columns, read_dictionary=text or None)
+        return pq.read_table(p, columns=columns)
+    table = _read_json(p, encoding)
+    return table.select(columns) if columns else table
+
+
+def check_encoding(encoding: Any) -> str:
+    """The canonical name of a text encoding (``"utf-8"``, ``"latin-1"`` ...), refusing an
+    unknown one."""
+    import codecs
+
+    if not isinstance(encoding, str):
+        raise InputError(f"encoding must be the name of a text encoding such as 'utf-8' or "
+                         f"'latin-1'; got {encoding!r}")
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise InputError(f"unknown encoding {encoding!r}: use a Python codec name such as "
+                         "'utf-8', 'latin-1', 'cp1252', 'utf-16'") from None
+    return "utf-8" if name in ("utf-8", "utf-8-sig") else name
+
+
+def csv_read_options(block_size: int, encoding: str = "utf-8"):
+    """pyarrow's CSV read options: ``block_size`` bytes a block, text decoded from
+    ``encoding`` (Arrow transcodes any encoding other than UTF-8 to it)."""
+    from pyarrow import csv
+
+    return csv.ReadOptions(block_size=block_size, encoding=encoding)
+
+
+_ENCODING_FIX = ("give the file's encoding with --encoding (encoding=), e.g. latin-1 or "
+                 "cp1252, or save the file as UTF-8")
+
+
+def check_text(table: Any, source: Source, encoding: str = "utf-8") -> Any:
+    """``table`` with its binary columns decoded as UTF-8 text (CSV and JSON readers make
+    a column binary when its bytes are not UTF-8; Parquet may store names so), refusing
+    bytes that do not decode -- naming the column, row and byte offset in the value --
+    and text values with a NUL byte."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, name in enumerate(table.column_names):
+        col = table.column(i)
+        t = col.type
+        if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            try:
+                col = pc.cast(col, pa.large_string() if pa.types.is_large_binary(t)
+                              else pa.string())
+            except pa.ArrowInvalid:
+                raise _undecodable(name, col, source, encoding) from None
+            table = table.set_column(i, name, col)
+        if pa.types.is_dictionary(col.type):
+            chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+            if any(_has_nul(c.dictionary) for c in chunks):
+                _refuse_nul(name, pc.cast(col, col.type.value_type), source)
+            continue
+        if _has_nul(col):
+            _refuse_nul(name, col, source)
+    return table
+
+
+def _has_nul(values: Any) -> bool:
+    """Whether a text array holds a value with a NUL byte (False for other types)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return False
+    return bool(pc.any(pc.match_substring(values, "\x00")).as_py())
+
+
+def _refuse_nul(name: str, col: Any, source: Source) -> None:
+    import numpy as np
+    import pyarrow.compute as pc
+
+    from fastrate._validate import arrow_to_numpy, fail_at
+
+    has = pc.fill_null(pc.match_substring(col, "\x00"), False)
+    row = int(np.argmax(arrow_to_numpy(has)))
+    raise fail_at(name, "must be text without NUL bytes", {row: col[row].as_py()}, row, source,
+                  "remove them (a file with NUL bytes everywhere is UTF-16: give "
+                  "--encoding utf-16)")
+
+
+def _undecodable(name: str, col: Any, source: Source, encoding: str) -> InputError:
+    """The error for the first value of a binary column that is not UTF-8."""
+    from fastrate._validate import fail_at
+
+    row = 0
+    for row, value in enumerate(col.to_pylist()):
+        if value is None:
+            continue
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad = value[exc.start:exc.start + 1]
+            return fail_at(name, "must be UTF-8 text", {row: value}, row, source,
+                           f"byte 0x{bad.hex()} at offset {exc.start} of the value does not "
+                           f"decode; {_ENCODING_FIX}")
+    return InputError(f"column '{name}' must be UTF-8 text; {_ENCODING_FIX}")
+
+
+def not_utf8_file(p: Path, fmt: str) -> InputError:
+    """The error for a text file whose bytes are not UTF-8: the line and byte offset
+    (in the decompressed text) of the first byte that does not decode."""
+    import codecs
+
+    import pyarrow as pa
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = line = 0
+    with pa.input_stream(str(p), compression="detect") as fh:
+        while True:
+            block = fh.read(1 << 20)
+            try:
+                decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:
+                start = max(exc.start - (len(exc.object) - len(block)), 0)
+                offset = done + start
+                line += block[:start].count(b"\n") + 1
+                byte = block[start:start + 1].hex() or "??"
+                return InputError(f"cannot read {p.name} as {fmt}: it is not UTF-8 text; "
+                                  f"byte 0x{byte} at byte offset {offset} (line {line}) "
+                                  f"does not decode; {_ENCODING_FIX}")
+            if not block:
+                break
+            line += block.count(b"\n")
+            done += len(block)
+    return InputError(f"cannot read {p.name} as {fmt}: it is not UTF-8 text; {_ENCODING_FIX}")
 
 
 def read_error(path: Any, fmt: str, exc: BaseException) -> InputError:
@@ -141,12 +287,18 @@ def read_error(path: Any, fmt: str, exc: BaseException) -> InputError:
     return InputError(f"cannot read {path} as {fmt}: {msg}")
 
 
-def _read_json(p: Path):
+def _read_json(p: Path, encoding: str = "utf-8"):
     """JSON: an array of records, an object of columns, or newline-delimited records."""
     import pyarrow as pa
 
     with pa.input_stream(p, compression="detect") as fh:  # .json.gz works too
-        text = fh.read().decode("utf-8")
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8-sig" if encoding == "utf-8" else encoding)
+    except UnicodeDecodeError:
+        if encoding == "utf-8":
+            raise not_utf8_file(p, "json") from None
+        raise
     stripped = text.lstrip()
     if stripped.startswith("["):
         rows = json.loads(text)
@@ -210,7 +362,7 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                            drop_self_play=drop_self_play, source=source_for(source))
 
 
-def column_names(path: Path, fmt: str) -> list[str] | None:
+def column_names(path: Path, fmt: str, encoding: str = "utf-8") -> list[str] | None:
     """The column names of a file, read cheaply (header / schema only); None if unknown."""
     import pyarrow as pa
 
@@ -218,7 +370,7 @@ def column_names(path: Path, fmt: str) -> list[str] | None:
         if fmt == "csv":
             from pyarrow import csv
 
-            reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=1 << 16),
+            reader = csv.open_csv(path, read_options=csv_read_options(1 << 16, encoding),
                                   parse_options=csv.ParseOptions(delimiter=csv_delimiter(path)))
             return list(reader.schema.names)
         if fmt == "parquet":
@@ -232,8 +384,8 @@ def column_names(path: Path, fmt: str) -> list[str] | None:
 
 def read_needed_columns(path: str | os.PathLike, format: str | None,
                         columns_of: Callable[[list[str], str], list[str]],
-                        dictionary_of: Callable[[list[str], str], list[str]] | None = None
-                        ) -> tuple[Any, Source]:
+                        dictionary_of: Callable[[list[str], str], list[str]] | None = None,
+                        encoding: str = "utf-8") -> tuple[Any, Source]:
     """A file's table, limited (CSV and Parquet, whose header or schema is read first) to
     the columns ``columns_of(column names, file name)`` picks, and the Source that names
     the file's lines in errors. ``dictionary_of(column names, file name)``: the Parquet
@@ -242,11 +394,13 @@ def read_needed_columns(path: str | os.PathLike, format: str | None,
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
-    names = column_names(p, fmt)
+    encoding = check_encoding(encoding)
+    names = column_names(p, fmt, encoding)
     wanted = None if names is None else columns_of(names, p.name)
     dictionary = () if names is None or dictionary_of is None or fmt != "parquet" \
         else tuple(dictionary_of(names, p.name))
-    table = read_table(p, fmt, columns=wanted, dictionary_columns=dictionary)
+    extra = {} if encoding == "utf-8" else {"encoding": encoding}
+    table = read_table(p, fmt, columns=wanted, dictionary_columns=dictionary, **extra)
     release_arrow_memory()  # the parser's buffers
     return table, source_for(p.name, fmt)
 
@@ -255,34 +409,69 @@ def _player_columns(layout: Any) -> list[str]:
     return [layout.first, layout.second]
 
 
-def read_games(path: str | os.PathLike, *, format: str | None = None, **columns: Any):
+#: the column options of :func:`read_games` (see :func:`games_from_table`)
+GAME_OPTIONS = ("white", "black", "score", "winner", "loser", "first_points", "second_points",
+                "time", "time_format", "period", "weight", "margin", "neutral", "sort",
+                "drop_self_play", "source")
+
+
+def check_path(path: Any, what: str = "path") -> Path:
+    """``path`` (a str or os.PathLike) as a Path, else an error naming the argument."""
+    from fastrate.errors import InputTypeError
+
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"{what} must be a file path (str or pathlib.Path); got "
+                             f"{type(path).__name__} {path!r}")
+    return Path(path)
+
+
+def check_options(given: dict[str, Any], known: tuple[str, ...], function: str) -> None:
+    """Refuse keyword arguments that ``function`` does not take, naming them (and the
+    closest known one)."""
+    import difflib
+
+    from fastrate.errors import InputTypeError
+
+    for name in given:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {close[0]}=?" if close else ""
+            raise InputTypeError(f"{function}() got an unknown argument {name}=; its "
+                                 f"arguments are {', '.join(known)}{hint}")
+
+
+def read_games(path: str | os.PathLike, *, format: str | None = None,
+               encoding: str = "utf-8", **columns: Any):
     """Read games from a CSV/Parquet/JSON file; see :func:`games_from_table` for layouts
     and column options (``white=``, ``score=``, ``time=``, ``period=`` ...).
 
     Only the columns the games need are read (CSV and Parquet), so unrelated columns
-    cost nothing and cannot fail the read.
+    cost nothing and cannot fail the read. ``encoding``: the text encoding of a CSV or
+    JSON file (default UTF-8; e.g. ``"latin-1"``); text that does not decode is refused.
     """
+    path = check_path(path)
+    check_options(columns, ("format", "encoding", *GAME_OPTIONS), "read_games")
     layout_options = {k: v for k, v in columns.items()
                       if k not in ("time_format", "sort", "source", "drop_self_play")}
     table, src = read_needed_columns(
         path, format, lambda names, where: game_layout(names, where, **layout_options).columns(),
-        lambda names, where: _player_columns(game_layout(names, where, **layout_options)))
+        lambda names, where: _player_columns(game_layout(names, where, **layout_options)),
+        encoding=encoding)
     box = [table]
     del table
-    opts = {k: None for k in ("white", "black", "score", "winner", "loser", "first_points",
-                              "second_points", "time", "time_format", "period", "weight",
-                              "margin", "neutral")}
+    opts: dict[str, Any] = {k: None for k in GAME_OPTIONS}
     opts.update(sort=True, drop_self_play=False, source=src)
     opts.update(columns)
     return games_from_box(box, **opts)
 
 
-def read_ratings(path: str | os.PathLike, format: str | None = None):
+def read_ratings(path: str | os.PathLike, format: str | None = None, encoding: str = "utf-8"):
     """Read a saved-state table (a previous ``fastrate rate`` output for ``initial=``, or
     bridge partnerships for ``partnerships=``) as a pyarrow Table; errors in it then
     name the file and line."""
+    path = check_path(path)
     fmt = format_of(path, format)
-    table = read_table(path, fmt)
+    table = read_table(path, fmt, encoding=encoding)
     meta = dict(table.schema.metadata or {})
     meta[SOURCE_KEY] = Path(path).name.encode()
     meta[FIRST_LINE_KEY] = str(source_for(Path(path).name, fmt).first_line).encode()
@@ -387,7 +576,11 @@ def _write_target(path: str | os.PathLike, fmt: str) -> tuple[Path, str | None]:
                          ".parquet")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+        why = f"{folder} is a file, not a folder" if folder.exists() else \
+            f"folder {folder} does not exist"
+        raise InputError(f"cannot write {path}: {why}; choose another output path")
+    if target.is_dir():
+        raise InputError(f"cannot write {path}: it is a folder; name a file")
     return target, codec
 
 
