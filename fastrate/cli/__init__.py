@@ -16,6 +16,32 @@ from fastrate import __version__
 _DEBUG = {"on": False}
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as for Ctrl-C (SIGINT):
+    temporary output files are removed and existing outputs stay as they were."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise _Terminated
+
+
+def _on_sigterm_interrupt():
+    """Make SIGTERM unwind like SIGINT (main thread only); the previous handler, or None."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _Group(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
@@ -23,6 +49,7 @@ class _Group(click.Group):
         and exit status 2 instead of click's usage block."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        previous = _on_sigterm_interrupt()
         try:
             rv = super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:
@@ -39,6 +66,8 @@ class _Group(click.Group):
         except click.exceptions.Abort:
             click.echo("fastrate: aborted", err=True)
             sys.exit(1)
+        finally:
+            _restore_sigterm(previous)
         sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: click.Context):
@@ -46,6 +75,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except _Terminated:
+            click.echo("fastrate: terminated", err=True)
+            sys.exit(143)
         except KeyboardInterrupt:
             click.echo("fastrate: interrupted", err=True)
             sys.exit(130)
@@ -105,7 +137,33 @@ def _register(group: click.Group) -> None:
     for cmd in (rate_command, evaluate_command, batch_command, systems_command, warmup_command,
                 bridge_group,
                 placement_group, backgammon_group, ladder_group, plot_group, report_command):
+        _guard_outputs(cmd)
         group.add_command(cmd)
+
+
+def _guard_outputs(cmd: click.Command) -> None:
+    """Check every command's output paths before it runs (an output naming an input or
+    another output is refused: :func:`fastrate.cli._common.check_output_paths`)."""
+    import functools
+
+    from fastrate.cli._common import check_output_paths, is_output_param
+
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            _guard_outputs(sub)
+        return
+    callback = cmd.callback
+    if callback is None or getattr(callback, "_outputs_checked", False) or not any(
+            is_output_param(p) for p in cmd.params):
+        return
+
+    @functools.wraps(callback)
+    def checked(*args, **kwargs):
+        check_output_paths(cmd, kwargs)
+        return callback(*args, **kwargs)
+
+    checked._outputs_checked = True  # type: ignore[attr-defined]
+    cmd.callback = checked
 
 
 _register(main)
