@@ -54,6 +54,7 @@ _SUBMODULES = {
     "network_scores": "fastrate.network_scores",
     "datasets": "fastrate.datasets",
     "evaluate": "fastrate.evaluate",
+    "tune": "fastrate.tune",
     "metrics": "fastrate.metrics",
     "systems": "fastrate.systems",
     "backgammon": "fastrate.backgammon",
@@ -83,7 +84,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fastrate import datasets, evaluate, metrics, systems
+    from fastrate import datasets, evaluate, metrics, systems, tune
     from fastrate._warmup import warmup
     from fastrate.data import Games, Matches, PlayerIndex, Ratings, bucket_periods
     from fastrate.data.boards import Boards

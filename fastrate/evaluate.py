@@ -34,15 +34,19 @@ from fastrate.data import Games, Matches, Ratings, period_starts
 from fastrate.data.evaluation import (  # NULL_LABEL, score_rows: re-exported (moved)
     NULL_LABEL,
     Evaluation,
+    Split,
+    Window,
     burn_in_mask,
     check_bins,
     score_rows,
+    split_windows,
     unique_labels,
 )
 from fastrate.errors import ConfigError, InputError
 from fastrate.systems import REGISTRY, SystemSpec, names, parse_system, presets
 
-__all__ = ["SystemSpec", "parse_system", "presets", "burn_in_mask", "evaluate",
+__all__ = ["SystemSpec", "parse_system", "presets", "burn_in_mask", "split_windows", "Split",
+           "Window", "evaluate", "score_window",
            "evaluate_matches",
            "evaluate_predictions", "Evaluation", "NULL_LABEL", "check_bins", "score_rows",
            "unique_labels"]
@@ -92,6 +96,17 @@ def _prepare(games: Any, burn_in: Any, draws: str, bins: Any) -> np.ndarray:
     return mask
 
 
+def _windowed(data: Games | Matches, mask: np.ndarray, burn_in: int, fit_until: Any,
+              score_from: Any, score_until: Any) -> tuple[np.ndarray, tuple[Window, ...]]:
+    """The scored mask and the windows an :class:`Evaluation` reports: ``mask`` (the
+    burn-in's) as it is when no window is given, else the scored window of
+    :func:`split_windows`."""
+    if fit_until is None and score_from is None and score_until is None:
+        return mask, ()
+    split = split_windows(data, burn_in, fit_until, score_from, score_until)
+    return split.score_mask(), split.windows(data, fit=fit_until is not None)
+
+
 def _require_periods(specs: Sequence[SystemSpec], data: Games | Matches) -> None:
     """Refuse to score a batch system (``RatingSystem.batch``: refitted once per rating
     period for its walk-forward predictions) on data without periods: every prediction
@@ -108,7 +123,8 @@ def _require_periods(specs: Sequence[SystemSpec], data: Games | Matches) -> None
 def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int = 0,
              initial: Any = None, draws: str = "exclude", bins: int = 10,
              on_system: Callable[[str, Ratings], Any] | None = None,
-             resets: Any = None) -> Evaluation:
+             resets: Any = None, fit_until: Any = None, score_from: Any = None,
+             score_until: Any = None) -> Evaluation:
     """Rate ``games`` with each system and score the walk-forward predictions.
 
     ``systems``: spec strings (``"elo"``, ``"elo:k=20"``, ``"elo@fide"``,
@@ -121,6 +137,11 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
     ``resets``: explicit rating resets (a table: player, period or time, value) for the
     systems that take them (Elo: FiveThirtyEight's NFL franchise resets); refused when
     no system does.
+    ``fit_until``, ``score_from``, ``score_until``: time windows (dates compared with the
+    games' time column, or period labels; see :func:`split_windows`): only the games from
+    ``score_from`` (default: ``fit_until``) up to ``score_until`` (excluded) and after the
+    burn-in are scored; every system still learns from all the games before them. The
+    table then says which games were used for what (:attr:`Evaluation.windows`).
 
     Returns an :class:`Evaluation` with one row per system, in the order given.
 
@@ -143,11 +164,13 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
     if isinstance(games, Matches) or (isinstance(games, Games) and any(
             s.system.data == "matches" for s in specs)):
         return evaluate_matches(games, specs, burn_in=burn_in, initial=initial, bins=bins,
-                                on_system=on_system)
+                                on_system=on_system, fit_until=fit_until,
+                                score_from=score_from, score_until=score_until)
     for spec in specs:
         spec.system.require_data("games", "evaluate it with its own toolkit "
                                           f"({spec.system.module_name}.evaluate)")
     mask = _prepare(games, burn_in, draws, bins)
+    mask, windows = _windowed(games, mask, burn_in, fit_until, score_from, score_until)
     _require_periods(specs, games)
     takes_resets = [s.system.accepts("resets") for s in specs]
     if resets is not None and not any(takes_resets):
@@ -165,7 +188,8 @@ def evaluate(games: Games | Matches, systems: Sequence[Any] | str, burn_in: int 
         ratings[label] = r
         if on_system is not None:
             on_system(label, r)
-    return Evaluation(rows, tables, games.n_games, int(burn_in), draws, ratings)
+    return Evaluation(rows, tables, games.n_games, int(burn_in), draws, ratings,
+                      windows=windows)
 
 
 def _match_predictions(spec: SystemSpec, matches: Matches, initial: Any
@@ -194,7 +218,9 @@ def _match_predictions(spec: SystemSpec, matches: Matches, initial: Any
 
 def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
                      burn_in: int = 0, initial: Any = None, bins: int = 10,
-                     on_system: Callable[[str, Ratings], Any] | None = None) -> Evaluation:
+                     on_system: Callable[[str, Ratings], Any] | None = None,
+                     fit_until: Any = None, score_from: Any = None,
+                     score_until: Any = None) -> Evaluation:
     """Rate team or free-for-all ``matches`` with each system and score the walk-forward
     predictions: the winner's log loss and the favourite's accuracy, the log loss and
     accuracy over every pair of teams, and the rank correlation of expected and actual
@@ -202,7 +228,9 @@ def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
     of the win probabilities. Every registered system takes part: those that rate
     matches directly, and the two-player ones (Elo ...) when every match is two
     one-player teams. ``burn_in`` leaves the first rating periods' matches out of the
-    scores. Two-player :class:`Games` are taken as matches (draws as ties).
+    scores, and ``fit_until``, ``score_from``, ``score_until`` choose the scored window
+    as in :func:`evaluate`. Two-player :class:`Games` are taken as matches (draws as
+    ties).
     """
     if isinstance(matches, Games):
         matches = Matches.from_games(matches)
@@ -219,6 +247,7 @@ def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
     if not mask.any():
         raise InputError(f"a burn-in of {burn_in} period(s) leaves no matches to score; use "
                          "a smaller burn_in")
+    mask, windows = _windowed(matches, mask, burn_in, fit_until, score_from, score_until)
     off = matches.match_team_offsets
     team_mask = mask[matches.team_match()]
     share = _metrics.winner_outcomes(matches.rank, off)
@@ -233,7 +262,31 @@ def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
         if on_system is not None:
             on_system(label, r)
     return Evaluation(rows, tables, matches.n_matches, int(burn_in), "exclude", ratings,
-                      unit="matches")
+                      unit="matches", windows=windows)
+
+
+def score_window(data: Games | Matches, system: Any, start: int = 0, stop: int | None = None,
+                 *, draws: str = "exclude", initial: Any = None) -> dict[str, Any]:
+    """Rate ``data`` with one system and score its walk-forward predictions on the stored
+    (chronological) rows ``start:stop`` only: the metrics of one :class:`Evaluation` row
+    (``n`` and :data:`fastrate.metrics.METRICS` for games; for matches, or a system that
+    rates matches, :data:`fastrate.metrics.MATCH_METRICS`), computed exactly as
+    :func:`evaluate` does with the same window (the same bits). What tuning runs for
+    every configuration it tries (:func:`fastrate.tune.tune`)."""
+    spec = SystemSpec.of(system)
+    n = len(data)
+    stop = n if stop is None else int(stop)
+    mask = np.zeros(n, dtype=np.bool_)
+    mask[int(start):stop] = True
+    if isinstance(data, Matches) or spec.system.data == "matches":
+        matches = data if isinstance(data, Matches) else Matches.from_games(data)
+        _, win, pair = _match_predictions(spec, matches, initial)
+        return _metrics.match_summary(win, pair, matches.rank, matches.match_team_offsets,
+                                      mask)
+    p = spec.rate(data, initial=initial).predictions
+    if data.order is not None:
+        p = p[data.order]
+    return _metrics.summary(p, data.score, mask=mask, draws=draws)
 
 
 def evaluate_predictions(games: Games, predictions: Any, burn_in: int = 0,

@@ -64,7 +64,9 @@ class RatingSystem:
     runs together compile every kernel of the system (used by ``fastrate warmup``).
     ``batch``: a batch model (fitted on all games at once) whose walk-forward predictions
     refit it once per rating period; it cannot continue from saved state (``initial=``),
-    and evaluation needs periods.
+    and evaluation needs periods. ``space``: the default search space of ``fastrate tune``
+    (``name:key=lo..hi,key=a|b``, see :mod:`fastrate.tune`); ``""``: not tuned unless a
+    space is given.
     """
 
     name: str
@@ -75,6 +77,7 @@ class RatingSystem:
     period_based: bool = False
     warm_specs: tuple[str, ...] = ()
     batch: bool = False
+    space: str = ""
 
     def __post_init__(self) -> None:
         if self.data not in DATA_KINDS:
@@ -215,17 +218,21 @@ def names(data: str | None = None) -> list[str]:
 register(RatingSystem(
     "elo", "fastrate.ratings.elo", "EloConfig",
     "Elo, game by game or by rating periods, with every knob real systems use",
-    warm_specs=("elo", "elo:update=period,margin=fte_nfl,regression=0.1")))
+    warm_specs=("elo", "elo:update=period,margin=fte_nfl,regression=0.1"),
+    space="elo:k_schedule=power,k_power[0]=8..500:log,k_power[1]=0.5..50:log,"
+          "k_power[2]=0..0.8,advantage=0..150"))
 register(RatingSystem(
     "glicko", "fastrate.ratings.glicko", "GlickoConfig",
     "Glicko (Glickman 1999): ratings with deviations, updated once per rating period",
     period_based=True,
-    warm_specs=("glicko",)))
+    warm_specs=("glicko",),
+    space="glicko:c=5..150:log,initial_rd=100..400"))
 register(RatingSystem(
     "glicko2", "fastrate.ratings.glicko2", "Glicko2Config",
     "Glicko-2 (Glickman 2012): deviations and volatility, once per rating period",
     period_based=True,
-    warm_specs=("glicko2",)))
+    warm_specs=("glicko2",),
+    space="glicko2:tau=0.1..1.2:log,initial_rd=100..400,initial_volatility=0.01..0.15:log"))
 register(RatingSystem(
     "fibs", "fastrate.ratings.fibs", "FibsConfig",
     "FIBS backgammon ratings: match-length-aware win probabilities and K",
@@ -527,22 +534,27 @@ register(RatingSystem(
     "trueskill", "fastrate.ratings.trueskill", "TrueSkillConfig",
     "TrueSkill (Herbrich, Minka & Graepel 2007): teams and free-for-alls, ranks and ties",
     data="matches",
-    warm_specs=("trueskill",)))
+    warm_specs=("trueskill",),
+    space="trueskill:beta=1..12:log,tau=0.01..1:log,draw_probability=0..0.3"))
 register(RatingSystem(
     "weng_lin", "fastrate.ratings.weng_lin", "WengLinConfig",
     "Weng-Lin (2011) Bayesian ratings, the five openskill models (weng-lin:model=...)",
     data="matches",
-    warm_specs=("weng_lin", "weng_lin:model=thurstone_mosteller_full,predict=normal")))
+    warm_specs=("weng_lin", "weng_lin:model=thurstone_mosteller_full,predict=normal"),
+    space="weng_lin:model=plackett_luce|bradley_terry_full|thurstone_mosteller_full,"
+          "beta=1..12:log,tau=0.01..1:log"))
 register(RatingSystem(
     "elom", "fastrate.ratings.elom", "ElomConfig",
     "multiplayer Elo of PlayerRatings' elom (Tenhou mahjong): base values by placing",
     data="matches", period_based=True,
-    warm_specs=("elom",)))
+    warm_specs=("elom",),
+    space="elom:k_start=0.1..4:log,k_final=0.02..1:log,k_games=10..2000:log"))
 register(RatingSystem(
     "pairwise_elo", "fastrate.ratings.pairwise_elo", "PairwiseEloConfig",
     "pairwise Elo: every pair of a match is one game, K shared among the opponents",
     data="matches",
-    warm_specs=("pairwise_elo",)))
+    warm_specs=("pairwise_elo",),
+    space="pairwise_elo:k=2..64:log"))
 register(RatingSystem(
     "codeforces", "fastrate.ratings.codeforces", "CodeforcesConfig",
     "the Codeforces contest rating (Mirzayanov 2015, as run in 2018)",

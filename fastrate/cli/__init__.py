@@ -133,8 +133,10 @@ def _register(group: click.Group) -> None:
     from fastrate.cli.placement import placement_group
     from fastrate.cli.plot import plot_group
     from fastrate.cli.report import report_command
+    from fastrate.cli.tune import tune_command
 
-    for cmd in (rate_command, evaluate_command, batch_command, systems_command, warmup_command,
+    for cmd in (rate_command, evaluate_command, tune_command, batch_command, systems_command,
+                warmup_command,
                 bridge_group,
                 placement_group, backgammon_group, ladder_group, plot_group, report_command):
         _guard_outputs(cmd)

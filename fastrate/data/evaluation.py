@@ -175,6 +175,9 @@ def split_windows(data: Games | Matches, burn_in: int = 0, fit_until: Any = None
                     if v is not None) + ")")
         span = (f"; the games run from {_label_at(data, 0)} to {_label_at(data, n - 1)}"
                 if _label_at(data, 0) else "")
+        if data.period is not None and data.period_labels is None and n:
+            span += (f" (period numbers {int(data.period[0])} .. {int(data.period[-1])}; a "
+                     "date is written 2000-01-01)")
         raise InputError(f"{what} leave(s) no games to score{span}; move the window")
     return Split(n, burn_end, (burn_end, fit_end), (score_start, score_end), split, asked)
 
