@@ -123,3 +123,39 @@ def test_initial_accepts_team_and_elo_columns(tmp_path):
     want = fastrate.elo.rate(fastrate.Games.from_arrays(["a", "b"], ["b", "a"], [1, 0.5]),
                              initial={"a": 1700.0, "b": 1300.0})
     assert rows == {"a": want["a"], "b": want["b"]}
+
+
+# ----------------------------------------------------------------------------------
+# sane defaults (issue 13 §5): a period-based system never scores a silent coin flip
+
+
+def test_evaluate_without_period_groups_timed_games_by_month(tmp_path):
+    import pyarrow.csv as pacsv
+
+    path = tmp_path / "results.csv"  # the user's own copy of the football results
+    pacsv.write_csv(read_table(fastrate.datasets.example_path("football")), path)
+    result = CliRunner().invoke(main, ["evaluate", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert "grouped by month" in result.stderr
+    rows = {r["system"]: r for r in json.loads(result.stdout)}
+    assert set(rows) == {"elo", "glicko", "glicko2"}
+    for name in ("glicko", "glicko2"):
+        assert rows[name]["log_loss"] < 0.65  # not the 0.6931 of one single period
+    by_month = evaluate(fastrate.read_games(path, period="month"), ["glicko"])
+    assert rows["glicko"]["log_loss"] == pytest.approx(by_month["glicko"]["log_loss"],
+                                                       rel=1e-12)
+
+
+def test_evaluate_without_times(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text("white,black,score\na,b,1\nb,c,0\nc,a,0.5\n")
+    result = CliRunner().invoke(main, ["evaluate", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert [r["system"] for r in json.loads(result.stdout)] == ["elo"]
+    assert "period-based default systems are left out (glicko, glicko2)" in result.stderr
+    result = CliRunner().invoke(main, ["evaluate", str(path), "-s", "glicko"])
+    assert result.exit_code != 0
+    assert "glicko updates once per rating period" in result.output
+    assert "coin flip" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(main, ["rate", str(path), "-s", "glicko"])
+    assert result.exit_code == 0 and "single period" in result.stderr

@@ -33,7 +33,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
                        "fastrate.elom", "fastrate.pairwise_elo", "fastrate.codeforces",
                        "fastrate.bradley_terry", "fastrate.network_scores")),
     (3, "registry", ("fastrate.systems", "fastrate.evaluate", "fastrate.tune",
-                     "fastrate.streaming")),
+                     "fastrate.streaming", "fastrate.pools")),
     (4, "top", ("fastrate._warmup", "fastrate.warmup", "fastrate.datasets",
                 "fastrate.report")),
     (5, "cli", ("fastrate.cli", "fastrate.__main__")),

@@ -18,6 +18,7 @@ from fastrate.cli._common import (
     load_games,
     output_options,
     split_columns,
+    window_options,
 )
 
 #: --example choices: the bundled data sets (fastrate.datasets.EXAMPLES)
@@ -26,15 +27,45 @@ EXAMPLE_CHOICES = ("football", "f1", "f1_teams")
 MATCH_EXAMPLES = ("f1", "f1_teams")
 
 
-def _warn_single_period(games, names) -> None:
-    """Period-based systems update once per period: say so when there is only one."""
+#: the rating period a period-based system gets when the games have times but no
+#: --period was given
+DEFAULT_PERIOD = "month"
+
+
+def _default_period(games, names, evaluating: bool, note: bool = True):
+    """Period-based systems (Glicko, Glicko-2) update once per rating period. Without
+    --period, games that have times are grouped by calendar month (said on stderr);
+    games without times are one period: a note for ``rate``, and for ``evaluate`` a
+    refusal, since every prediction would then be the no-information default."""
     from fastrate import systems
 
     period_based = sorted({n for n in names if systems.get(n).period_based})
-    if period_based and games.period is None:
-        click.echo(f"fastrate: note: {', '.join(period_based)} update once per rating period "
-                   "and these games have none, so they form a single period; give --period "
-                   "(e.g. 1w, month, or a season column)", err=True)
+    if not period_based or games.period is not None:
+        return games
+    which = ", ".join(period_based)
+    verb = "updates" if len(period_based) == 1 else "update"
+    if games.time is not None:
+        import dataclasses
+
+        from fastrate.data.periods import bucket_periods
+
+        if note:
+            click.echo(f"fastrate: note: {which} {verb} once per rating period; no --period "
+                       f"was given, so the games are grouped by {DEFAULT_PERIOD} (choose with "
+                       "--period: 1w, month, year, or a column such as season)", err=True)
+        return dataclasses.replace(games, period=bucket_periods(games.time, DEFAULT_PERIOD))
+    if evaluating:
+        from fastrate.errors import ConfigError
+
+        raise ConfigError(f"{which} {verb} once per rating period, and these games have "
+                          "neither periods nor times: every prediction would be the "
+                          "starting one (a coin flip); give --period (a column such as "
+                          "season), or evaluate systems that update game by game (elo)")
+    if note:
+        click.echo(f"fastrate: note: {which} {verb} once per rating period and these games "
+                   "have none, so they form a single period; give --period (a column such "
+                   "as season)", err=True)
+    return games
 
 
 def _example_system(example: str | None) -> str:
@@ -148,11 +179,15 @@ def _read_state(path: str | None, what: str, period: str | None = None):
               "pre-game expected score (input order) to this file.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
+@click.option("--by", metavar="COL", help="Rate the pools of FILE that COL names (leagues, "
+              "game modes, regions) independently; the output gets a COL column.")
+@click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
+              help="--by: pools rated at once on local threads (default: one per CPU).")
 @chunk_options
 @input_options
 @output_options
-def rate_command(file, example, system, initial, resets, predictions, top, chunk_rows,
-                 sort_input, input_format, output, fmt, progress, **kw) -> None:
+def rate_command(file, example, system, initial, resets, predictions, top, by, workers,
+                 chunk_rows, sort_input, input_format, output, fmt, progress, **kw) -> None:
     """Rate the games (or matches) in FILE and print or write the ratings.
 
     Two-player games: one row per game. Team and free-for-all matches (trueskill,
@@ -168,6 +203,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
       fastrate rate --example f1 --system weng-lin --top 10
       fastrate rate results.csv --system trueskill --unranked last -o ratings.csv
       fastrate rate games/ --period month -o ratings.parquet     (a folder of monthly files)
+      fastrate rate games.csv --by league -s glicko2 --period 1w -o ratings.csv
     """
     columns = column_kwargs(kw)
     from fastrate.systems import SystemSpec
@@ -175,6 +211,11 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
     spec = system or _example_system(example)
     parsed = SystemSpec.parse(spec)
     as_matches = _rates_matches(example, [parsed.name])
+    if by is not None:
+        _rate_pools(file, example, by, parsed, workers, initial, resets, predictions,
+                    chunk_rows, top, input_format, output, fmt, progress,
+                    split_columns(columns, as_matches), as_matches)
+        return
     chunks = _chunk_rows(file, example, chunk_rows, [parsed],
                          "--resets" if resets is not None else None, matches_ok=True)
     if chunks is not None:
@@ -198,7 +239,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
                                   "that rates matches ("
                                   + ", ".join(system_names("matches")) + ")")
             games = games.to_games()  # a two-player system on two-player matches
-        _warn_single_period(games, [name])
+        games = _default_period(games, [name], evaluating=False)
         bar.step()
         kwargs: dict[str, Any] = {}
         if initial is not None:
@@ -232,6 +273,54 @@ def rate_command(file, example, system, initial, resets, predictions, top, chunk
             else f"{games.n_games:,} games")
     _print_ratings(ratings, spec, what, f"--example {example}" if example else file, top,
                    output, fmt)
+
+
+def _rate_pools(file, example, by, spec, workers, initial, resets, predictions, chunk_rows,
+                top, input_format, output, fmt, progress, columns, as_matches) -> None:
+    """``fastrate rate --by COL``: every pool rated on its own
+    (:func:`fastrate.pools.rate_pools`), one table with the pool first."""
+    from fastrate.errors import ConfigError, InputError
+    from fastrate.io.pools import read_pools
+    from fastrate.pools import pools_table, rate_pools
+
+    refused = [opt for opt, given in (("--example", example is not None),
+                                      ("--resets", resets is not None),
+                                      ("--predictions", predictions is not None),
+                                      ("--chunk-rows", bool(chunk_rows))) if given]
+    if refused:
+        raise ConfigError(f"--by: {', '.join(refused)} cannot be combined with pools")
+    if file is None:
+        raise InputError("--by needs a FILE")
+    if as_matches and spec.system.data == "games":
+        raise ConfigError(f"--by: {spec.name} rates two-player games; give a two-player file")
+    bar = Progress(["reading", "rating", "writing"], progress)
+    try:
+        pools = read_pools(file, by, format=input_format, matches=as_matches, **columns)
+        pools = {k: _default_period(p, [spec.name], evaluating=False, note=i == 0)
+                 for i, (k, p) in enumerate(pools.items())}
+        bar.step()
+        rated = rate_pools(pools, spec, initial=_read_state(initial, "initial"),
+                           workers=workers)
+        bar.step()
+        table = pools_table(rated, by=by)
+        if output is not None or fmt is not None:
+            emit(table, output, fmt)
+        bar.step()
+    finally:
+        bar.close()
+    if output is not None or fmt is None:
+        lines = [f"{spec.label}: {len(rated):,} pools by {by!r} ({file})"]
+        for label, ratings in rated.items():
+            order = ratings.ranking()
+            cols = {k: v[order] for k, v in ratings.columns().items() if k != "last_period"}
+            n = len(ratings)
+            lines.append(format_table(cols, top, f"\n{by} {label}: {n:,} players; top "
+                                                 f"{min(top, n)}") if top else
+                         f"{by} {label}: {n:,} players")
+        click.echo("\n".join(lines), err=output is None and fmt is not None)
+        if output is not None:
+            click.echo(f"wrote {table.num_rows:,} ratings of {len(rated):,} pools to {output}",
+                       err=True)
 
 
 def _print_ratings(ratings, spec: str, what: str, src: str, top: int, output, fmt) -> None:
@@ -356,12 +445,13 @@ def _team_predictions(matches, ratings):
 @click.option("--resets", type=click.Path(exists=True, dir_okay=False), help="Explicit "
               "rating resets (player, period or time, value) for the systems that take them "
               "(elo).")
+@window_options
 @chunk_options
 @input_options
 @output_options
 def evaluate_command(file, example, systems, burn_in, draws, calibration, initial, resets,
-                     chunk_rows, sort_input, input_format, output, fmt, progress,
-                     **kw) -> None:
+                     fit_until, score_from, score_until, chunk_rows, sort_input, input_format,
+                     output, fmt, progress, **kw) -> None:
     """Compare rating systems on FILE by walk-forward prediction.
 
     Every system predicts each game from the ratings before it; the table gives log loss,
@@ -394,7 +484,10 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
     chunks = _chunk_rows(file, example, chunk_rows, parsed,
                          "a two-player system on a matches file"
                          if as_matches and any(p.system.data == "games" for p in parsed)
-                         else "--resets" if resets is not None else None, matches_ok=True)
+                         else "--resets" if resets is not None
+                         else "--fit-until/--score-from/--score-until" if (
+                             fit_until or score_from or score_until) else None,
+                         matches_ok=True)
     start = _read_state(initial, "initial")
     if chunks is not None:
         from fastrate.streaming import evaluate_chunks
@@ -412,11 +505,20 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
         stages = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
         try:
             games = load_games(file, example, input_format, columns, matches=as_matches)
-            _warn_single_period(games, names)
+            if not systems and games.period is None and games.time is None:
+                # the default comparison without times: the systems that can take part
+                keep = [i for i, p in enumerate(parsed) if not p.system.period_based]
+                click.echo("fastrate: note: these games have neither periods nor times, so "
+                           "the period-based default systems are left out ("
+                           + ", ".join(specs[i] for i in range(len(specs)) if i not in keep)
+                           + "); give --period to include them", err=True)
+                specs, names = [specs[i] for i in keep], [names[i] for i in keep]
+            games = _default_period(games, names, evaluating=True)
             stages.step()
             result = evaluate(games, specs, burn_in=burn_in, draws=draws, initial=start,
                               resets=_read_state(resets, "resets", columns.get("period")),
-                              on_system=lambda *_: stages.step())
+                              fit_until=fit_until, score_from=score_from,
+                              score_until=score_until, on_system=lambda *_: stages.step())
         finally:
             stages.close()
     if output is not None or fmt is not None:
