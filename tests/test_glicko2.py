@@ -445,7 +445,18 @@ def test_default_settings_converge_without_warning():
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"tau": -0.5}, ConfigError, r"'tau' of Glicko2Config must be a float in \(0, inf\); got -0.5"),
+    ({"tau": -0.5}, ConfigError, r"'tau' of Glicko2Config must be a float in \(0, 100\]; got -0.5"),
+    # issue 15: values that wrote nan/inf are refused with the range
+    ({"initial_rd": 1e300}, ConfigError,
+     r"'initial_rd' of Glicko2Config must be a float in \(0, 1e\+06\]; got 1e\+300"),
+    ({"scale": 1e-300}, ConfigError,
+     r"'scale' of Glicko2Config must be a float in \[0.001, 1e\+09\]; got 1e-300"),
+    ({"initial_volatility": 1e300}, ConfigError, r"'initial_volatility' of Glicko2Config"),
+    ({"tau": 1e300}, ConfigError, r"'tau' of Glicko2Config"),
+    ({"advantage": 1e300}, ConfigError, r"'advantage' of Glicko2Config"),
+    ({"max_rd": 0.0}, ConfigError, r"'max_rd' of Glicko2Config must be a float in \(0, 1e\+06\]"),
+    ({"max_rd": 1e300}, ConfigError, r"'max_rd' of Glicko2Config"),
+    ({"max_rd": 100.0}, ConfigError, r"'initial_rd' of Glicko2Config must be at most max_rd"),
     ({"tau": 0.0}, ConfigError, r"'tau' of Glicko2Config"),
     ({"scale": 0.0}, ConfigError, r"'scale' of Glicko2Config"),
     ({"epsilon": -1e-6}, ConfigError, r"'epsilon' of Glicko2Config"),

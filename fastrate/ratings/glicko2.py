@@ -18,11 +18,25 @@ had at the start of the period, and everyone who played is updated at its end:
 period ``L`` who skipped ``L+1 .. p-1`` enters period ``p`` with
 ``phi^2 + (p - L - 1) sigma^2`` (the paper's "did not compete" step, once per missed
 period). A player who has never played gets no growth before his first period.
+``max_rd`` (default: none) caps RD after the growth and after the update, as R's
+PlayerRatings' ``rdmax`` does.
+
+**Advantage** (home side, white; PlayerRatings' ``gamma``): ``advantage`` points on
+the Glicko scale are added to the first player's rating in every non-neutral game,
+``mu_a - mu_b`` becoming ``mu_a + h/s - mu_b`` in ``E`` (both players) and in the
+prediction.
 
 **Reported values**: ``rd`` and ``volatility`` are as of the end of the player's own
 last rated period (``last_period``); growth for inactivity is applied when he next
-plays. Continuing from a saved result (``initial=previous``) gives the same numbers as
-rating all games at once (to floating-point rounding).
+plays.
+
+**Continuation is exact**: the kernel keeps the state on the Glicko scale, exactly as the
+table shows it -- the rating ``r`` (``mu = (r - 1500)/s`` enters only through rating
+differences ``(r_a - r_b)/s``), ``RD^2`` stored as ``rd * rd`` at the end of each period
+(``rd = sqrt(RD^2)``, the reported value) and the volatility -- so continuing from a
+saved :class:`Ratings` or its table (Arrow, Parquet, CSV, ``--initial``) gives the full
+run's values to the bit. (The arithmetic on the Glicko scale differs from the paper's
+on the Glicko-2 scale by rounding only, about 1e-13 relative.)
 
 **Convergence**: the iteration stops when its bracket is narrower than ``epsilon`` (in
 ``ln sigma^2``), so the volatility is determined to about ``epsilon`` relative. If a
@@ -33,10 +47,10 @@ player's iteration has not converged after ``max_iterations`` steps, its newest 
 
 **Predictions**: for every game, the first player's expected score before the period,
 by the analogue of Glickman's prediction formula on the Glicko-2 scale,
-``1/(1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))``.
+``1/(1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a + h/s - mu_b)))``.
 
-Games without a period form one rating period. ``weight``, ``margin`` and ``neutral``
-of the games are not used. Beware of ports that use the rating ``mu`` where the paper
+Games without a period form one rating period. ``weight`` and ``margin`` of the games
+are not used. Beware of ports that use the rating ``mu`` where the paper
 has ``phi`` in ``f``; they give 0.05999342 instead of 0.0599959843 on the paper's example.
 """
 
@@ -49,29 +63,45 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._numba import kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, VOLATILITY
-from fastrate.errors import ConvergenceWarning
+from fastrate.errors import ConfigError, ConvergenceWarning
 from fastrate.ratings._common import (
     BLOCK,
+    REC_DELTA,
+    REC_INFO,
+    REC_LAST,
     REC_LEVEL,
     REC_VAR,
     REC_VOL,
     check_positive_state,
     close_records,
     exact_records,
+    gather_block,
     open_records,
     reported_last,
 )
-from fastrate.ratings._steps import W_ROWS, glicko2_period, glicko2_step
+from fastrate.ratings._steps import W_ROWS, Glicko2Step, glicko2_step, solve_block
+from fastrate.ratings.glicko import (
+    GROW_PER_MISSED,
+    MAX_RATING,
+    MAX_RD,
+    FamilyRule,
+    check_finite_result,
+    family_games,
+    neutral_flags,
+)
 
-__all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE"]
+__all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE", "glicko2_period_step"]
 
 #: Glickman's conversion factor between the Glicko and Glicko-2 scales
 SCALE = 173.7178
 _INF = math.inf
+MIN_SCALE, MAX_SCALE = 1e-3, 1e9  #: scale: [1e-3, 1e9]
+MAX_VOLATILITY = 10.0  #: initial_volatility: (0, 10]
+MAX_TAU = 100.0  #: tau: (0, 100]
 
 
 @dataclass(frozen=True)
@@ -80,7 +110,9 @@ class Glicko2Config:
 
     ``tau`` constrains the change in volatility (Glickman: 0.3 to 1.2); ``epsilon``
     and ``max_iterations`` control the volatility solve; ``scale`` converts between
-    the Glicko scale and the Glicko-2 scale (``mu = (r - 1500)/scale``).
+    the Glicko scale and the Glicko-2 scale (``mu = (r - 1500)/scale``). ``advantage``
+    (points on the Glicko scale) is added to the first player's rating in every
+    non-neutral game; ``max_rd`` caps RD (``inf``: no cap, Glickman's paper).
     """
 
     initial_rating: float = 1500.0
@@ -90,36 +122,89 @@ class Glicko2Config:
     scale: float = SCALE
     epsilon: float = 1e-6
     max_iterations: int = 100
+    advantage: float = 0.0
+    max_rd: float = _INF
 
     def __post_init__(self) -> None:
         o = "Glicko2Config"
-        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
-        for name in ("initial_rd", "initial_volatility", "tau", "scale", "epsilon"):
-            check_number(o, name, getattr(self, name), lo=0.0, hi=_INF, lo_open=True,
-                         hi_open=True)
+        check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
+        check_number(o, "initial_rd", self.initial_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "initial_volatility", self.initial_volatility, lo=0.0,
+                     hi=MAX_VOLATILITY, lo_open=True)
+        check_number(o, "tau", self.tau, lo=0.0, hi=MAX_TAU, lo_open=True)
+        check_number(o, "scale", self.scale, lo=MIN_SCALE, hi=MAX_SCALE)
+        check_number(o, "epsilon", self.epsilon, lo=0.0, hi=1.0, lo_open=True)
         check_number(o, "max_iterations", self.max_iterations, lo=1.0, hi=1e9, integer=True)
+        check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
+        if not (isinstance(self.max_rd, (int, float, np.integer, np.floating))
+                and not isinstance(self.max_rd, bool) and self.max_rd == _INF):
+            check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        if self.initial_rd > self.max_rd:
+            raise ConfigError(f"'initial_rd' of Glicko2Config must be at most max_rd "
+                              f"({self.max_rd!r}); got {self.initial_rd!r}")
 
 
 # ----------------------------------------------------------------------------------
-# kernels (one period's update is fastrate.ratings._steps.glicko2_period, which the
-# ladder simulator drives too)
+# kernels
+
+# rows of the volatility solver's work buffer that solve_block fills (rows 0-3 are its
+# input: sigma, phi^2, 1/v, sum g (s - E))
+_W_NEW_SIGMA, _W_NEW_PHI2, _W_STEP, _W_FAILED = 4, 5, 6, 7
+#: the record columns gathered into rows 0-3 of the solver's buffer
+_GATHER = (REC_VOL, REC_VAR, REC_INFO, REC_DELTA)
+
+
+@inline_kernel
+def glicko2_period_step(white, black, score, neutral, lo, hi, p, fk, rec, failed, step, rule,
+                        scale, touched, buf, w, pred):
+    """Glicko-2 for the games ``lo .. hi-1`` of one rating period (absolute number ``p``;
+    ``fk`` a number that differs from every earlier period's), with the state on the
+    Glicko scale: ``rec`` (n_players x 8, the columns of ``fastrate.ratings._common``)
+    holds the rating, ``RD^2`` and volatility. ``step`` is a
+    :class:`~fastrate.ratings._steps.Glicko2Step`, ``rule`` a
+    :class:`~fastrate.ratings.glicko.FamilyRule` with ``g_num = 1/scale``, so the pass over
+    the games (:func:`~fastrate.ratings.glicko.family_games`) leaves the sums in Glicko
+    units (``1/v`` times ``1/scale^2``, ``sum g (s - E)`` times ``1/scale``). Then steps
+    3-8 for everyone listed, in blocks: gather and convert to the Glicko-2 scale,
+    :func:`~fastrate.ratings._steps.solve_block`, convert back and scatter (``RD^2``
+    stored as ``rd * rd``, capped at ``rule.max_var``). ``failed[x]`` is set to 2 when
+    player x's volatility solve did not converge and to 0 when it did. ``touched``
+    (n_players + 1), ``buf`` (8 x ``BLOCK``) and ``w`` (``W_ROWS`` x ``BLOCK``) are
+    scratch. Costs O(games in the period)."""
+    s2 = scale * scale
+    nt = family_games(white, black, score, neutral, lo, hi, p, fk, rec, touched, buf, pred,
+                      rule)
+    for t0 in range(0, nt, BLOCK):
+        m = gather_block(rec, touched, t0, nt, w, _GATHER)
+        for j in range(m):
+            w[1, j] = w[1, j] / s2
+            w[2, j] = w[2, j] * s2
+            w[3, j] = w[3, j] * scale
+        solve_block(m, w, step.tau, step.inv_tau2, step.exp_mtau, step.epsilon,
+                    step.max_iterations)
+        for j in range(m):
+            x = touched[t0 + j]
+            rd = math.sqrt(min(w[_W_NEW_PHI2, j] * s2, rule.max_var))
+            rec[x, REC_VOL] = w[_W_NEW_SIGMA, j]
+            rec[x, REC_VAR] = rd * rd
+            rec[x, REC_LEVEL] += scale * w[_W_STEP, j]
+            rec[x, REC_LAST] = p
+            failed[x] = np.int8(w[_W_FAILED, j])
 
 
 @kernel
-def _glicko2_kernel(white, black, score, period, starts, rec, failed, step, touched, pred):
-    """Glicko-2 over all rating periods, on the Glicko-2 scale: :func:`glicko2_period`
-    for every period (``starts`` holds the first game index of every period plus ``n``;
+def _glicko2_kernel(white, black, score, neutral, period, starts, rec, failed, step, rule,
+                    scale, touched, pred):
+    """Glicko-2 over all rating periods: :func:`glicko2_period_step` for every period
+    (``starts`` holds the first game index of every period plus ``n``;
     ``period[starts[k]]`` is the absolute number of period ``k``, whose index ``k`` marks
-    the players listed in it). ``rec``, ``failed``, ``step`` (a
-    :class:`~fastrate.ratings._steps.Glicko2Step`), ``touched`` and ``pred`` as there;
-    the scratch is allocated here, once. Each period costs O(games in it)."""
+    the players listed in it); the scratch is allocated here, once."""
     buf = np.empty((8, BLOCK))
     w = np.empty((W_ROWS, BLOCK))
     for k in range(starts.shape[0] - 1):
         lo = starts[k]
-        glicko2_period(white, black, score, lo, starts[k + 1], float(period[lo]), float(k),
-                       rec, failed, step, touched, buf, w, pred)
+        glicko2_period_step(white, black, score, neutral, lo, starts[k + 1], float(period[lo]),
+                            float(k), rec, failed, step, rule, scale, touched, buf, w, pred)
 
 
 # ----------------------------------------------------------------------------------
@@ -133,9 +218,10 @@ def g(phi: Any) -> Any:
 
 
 def expected_score(rating_a: Any, rating_b: Any, rd_b: Any, rd_a: Any = 0.0,
-                   scale: float = SCALE) -> Any:
+                   scale: float = SCALE, advantage: float = 0.0) -> Any:
     """Glicko-2 expected score of A against B (ratings and RDs on the Glicko scale),
-    NumPy-vectorised: ``1/(1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))``.
+    NumPy-vectorised: ``1/(1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a + h/s - mu_b)))``
+    (``h = advantage``).
 
     With ``rd_a = 0`` (the default) this is the paper's ``E``; with both deviations it
     is the prediction :func:`rate` stores in ``Ratings.predictions``.
@@ -145,7 +231,8 @@ def expected_score(rating_a: Any, rating_b: Any, rd_b: Any, rd_a: Any = 0.0,
     """
     phi_a = np.asarray(rd_a, dtype=np.float64) / scale
     phi_b = np.asarray(rd_b, dtype=np.float64) / scale
-    d = (np.asarray(rating_a, dtype=np.float64) - np.asarray(rating_b, dtype=np.float64)) / scale
+    d = ((np.asarray(rating_a, dtype=np.float64) + advantage)
+         - np.asarray(rating_b, dtype=np.float64)) / scale
     return 1.0 / (1.0 + np.exp(-g(np.sqrt(phi_a * phi_a + phi_b * phi_b)) * d))
 
 
@@ -192,17 +279,22 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     period = games.period_or_zero()
     starts = period_starts(period)
     scale = float(config.scale)
-    rec = open_records(games, state, (state.rating - 1500.0) / scale, (state.rd / scale) ** 2,
-                       initial)
+    rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
     rec[:, REC_VOL] = state.volatility
     pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
-    step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
-    _glicko2_kernel(games.white, games.black, games.score, period, starts, rec, failed, step,
-                    np.empty(n + 1, dtype=np.int64), pred)
+    step: Glicko2Step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
+    rule = FamilyRule(GROW_PER_MISSED, scale * scale, float(config.max_rd) ** 2, 0.0,
+                      1.0 / scale, 3.0 / (math.pi * math.pi * scale * scale),
+                      float(config.advantage))
+    _glicko2_kernel(games.white, games.black, games.score,
+                    neutral_flags(games, config.advantage), period, starts, rec, failed, step,
+                    rule, scale, np.empty(n + 1, dtype=np.int64), pred)
     played = close_records(rec, games, state)
-    state.rating[played] = 1500.0 + scale * rec[played, REC_LEVEL]
-    state.rd[played] = scale * np.sqrt(rec[played, REC_VAR])
+    state.rating[played] = rec[played, REC_LEVEL]
+    state.rd[played] = np.sqrt(rec[played, REC_VAR])
     state.volatility[played] = rec[played, REC_VOL]
+    check_finite_result("Glicko-2", state.players, rating=state.rating, rd=state.rd,
+                        volatility=state.volatility)
     _warn_unconverged(state, failed, config)
     return Ratings(system="glicko2", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
