@@ -332,7 +332,11 @@ def test_cli_score_no_negative_zero_and_method_options(tmp_path):
     assert r.exit_code == 2 and "--style applies only to --method matchpoints" in r.stderr
     r = _score(f, "--method", "butler", "--drop", "-1")
     assert r.exit_code == 2 and "whole number >= 0" in r.stderr
-    assert _score(f, "--method", "butler", "--drop", "1", "--datum", "median").exit_code == 0
+    assert _score(f, "--method", "butler", "--drop", "none", "--datum", "median"
+                  ).exit_code == 0
+    # two tables drop nothing: asking for one from each end is refused, not ignored
+    _one_line_error(_score(f, "--method", "butler", "--drop", "1"),
+                    "--drop 1 asks for more than any board allows")
 
 
 def test_cli_score_failure_leaves_the_old_output(tmp_path):

@@ -817,7 +817,7 @@ def test_cli_rate_failure_writes_no_file(results_csv: Path, tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.csv", "results.csv"]
     r = cli("bridge", "rate", str(results_csv), "-o", str(out), "--predictions",
             str(tmp_path / "." / "ratings.csv"), ok=False)
-    _one_line_error(r, "-o/--output and --predictions both name", code=2)
+    _one_line_error(r, "both name", code=2)
     r = cli("bridge", "rate", str(results_csv), "-o", str(tmp_path / "r.xlsx"), ok=False)
     _one_line_error(r, "cannot tell the format of")
     # success: every file, no temporary left behind

@@ -18,6 +18,7 @@ from fastrate.cli.bridge import bridge_group
 from fastrate.errors import InputError
 from fastrate.io.pbn import (
     PbnColumn,
+    PbnScoreWarning,
     parse_pbn,
     pbn_results,
     read_pbn,
@@ -52,7 +53,8 @@ def test_okbridge_cross_imps_reproduce_the_file(pbn_dir):
     """OKbridge travellers (boards at 39-137 tables) with their cross-IMP column: every
     row is reproduced to 0.005 except the 12 rows of board 395, whose last row is
     printed truncated ("-55" for a score of -550 and "-15.2" for -15.24)."""
-    res = read_pbn_results(pbn_dir / IMP_FILE)
+    with pytest.warns(PbnScoreWarning, match="board 395 at line 5765 "):
+        res = read_pbn_results(pbn_dir / IMP_FILE)
     b = res.boards
     assert (b.n_results, b.n_boards, res.participants) == (18396, 193, "none")
     assert b.dropped == () and b.n_single_result_boards == 0
@@ -225,7 +227,7 @@ SA S2 S3 S4
 [Declarer "E"]
 [Contract "3NT"]
 [Result "9"]
-[Score "-400"]
+[Score "400"]
 """
 
 
@@ -252,8 +254,8 @@ def test_results_from_score_tables_and_game_tags():
     assert res.participants == "none"  # board 2 names no pairs: no labels at all
     assert b.n_results == 5 and b.n_boards == 2
     # board 1 from its ScoreTable (the game's own result is one of its rows), board 2
-    # from its tags: "-400" is declarer East's score, so NS +400
-    assert res.table["ns_score"].to_numpy().tolist() == [420, 450, -50, -100, 400]
+    # from its tags: "400" is declarer East's score (3NT made), so NS -400
+    assert res.table["ns_score"].to_numpy().tolist() == [420, 450, -50, -100, -400]
     assert res.table["origin"].to_pylist() == ["ScoreTable"] * 4 + ["tags"]
     assert res.table["line"].to_numpy().tolist() == [30, 31, 32, 33, 42]
     mp = b.to_input_order(b.score("matchpoints").ns)
@@ -276,7 +278,7 @@ def _traveller(rows: str, spec: str = r"Contract\4L;Declarer\1;Result\2R;Score_N
 
 
 def test_multiplicity_expands_rows_and_zero_rows_are_skipped():
-    text = _traveller("4S  N 10  620  5.00 3\n4S  N  9 -100 -6.00 2\n3S  N 10  170 -1.00 0\n"
+    text = _traveller("4S  N 10  420  5.00 3\n4S  N  9  -50 -7.50 2\n3S  N 10  170 -1.00 0\n"
                       "3S  N  9    -  0.00 1\n")
     res = pbn_results(text, "m.pbn")
     b = res.boards
@@ -287,8 +289,8 @@ def test_multiplicity_expands_rows_and_zero_rows_are_skipped():
     assert reasons["ScoreTable row with Multiplicity 0 (it stands for no table)"] == (
         1, "line 7 of m.pbn")
     assert reasons["ScoreTable row without a score ('-' or '?')"] == (1, "line 8 of m.pbn")
-    # each 620 table meets 2 other 620s (0) and 2 -100s (+12): (0+0+12+12)/4 = 6
-    assert b.to_input_order(b.score("cross-imps").ns).tolist() == [6, 6, 6, -9, -9]
+    # each 420 table meets 2 other 420s (0) and 2 -50s (+10): (0+0+10+10)/4 = 5
+    assert b.to_input_order(b.score("cross-imps").ns).tolist() == [5, 5, 5, -7.5, -7.5]
 
 
 def test_import_format_rows_over_lines_and_string_tokens():
@@ -416,9 +418,10 @@ def test_malformed_files_name_the_line(text, match):
     ("4S N 10 620", r"Contract;Declarer;Result", r"ScoreTable row must have 3 values "
      r"\(Contract, Declarer, Result\); found 4 \('4S N 10 620'\) at line 5 of bad.pbn"),
     ("4S Q 10", r"Contract;Declarer;Result", r"ScoreTable row at line 5 of bad.pbn: declarer "
-     r"must be N, E, S or W for contract '4S'; found 'Q'"),
-    ("9S N 10", r"Contract;Declarer;Result", r"ScoreTable row at line 5 of bad.pbn: cannot "
-     r"read contract '9S10'"),
+     r"must be N, E, S or W \('\?' or '' when unknown\); found 'Q'"),
+    ("9S N 10", r"Contract;Declarer;Result", r"ScoreTable row at line 5 of bad.pbn: the "
+     r"contract must be a level 1-7, a strain C, D, H, S or NT and optionally X or XX "
+     r"\(e.g. '4HX'\), or Pass; found '9S'"),
     ("1 2", r"Rank;IMP_NS", r"ScoreTable at line 4 of bad.pbn gives no scores: expected a "
      r"Score_NS or Score_EW column"),
 ])

@@ -67,7 +67,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import check_choice, check_number, check_type, require
+from fastrate._validate import check_choice, check_number, check_type, format_value, require
 from fastrate.data import PlayerIndex, Ratings
 from fastrate.data._board_scoring import IMP_THRESHOLDS, imp_of
 from fastrate.data.boards import Boards, player_graphs, to_input_order
@@ -97,6 +97,25 @@ _INF = math.inf
 _NO_PERIOD = np.iinfo(np.int64).min
 
 
+#: the largest K, K-table value, K multiplier, |initial rating| and |experience bonus|,
+#: and the smallest scale, margin scale and field divisor: within these a board moves a
+#: rating by at most 1e9 * 1e9 * (1 + 24/1e-9) < 3e28 points, so no run of fewer than
+#: 1e18 boards can overflow (the ratings, their sums over a board's tables and the Elo
+#: curve's exponent all stay finite)
+MAX_FACTOR = 1e9
+MIN_SCALE = 1e-9
+
+
+def _check_bounded(owner: str, name: str, value: Any, *, lo: float, hi: float,
+                   lo_open: bool = False) -> float:
+    """:func:`check_number` with a finite range, saying why the range is finite."""
+    try:
+        return check_number(owner, name, value, lo=lo, hi=hi, lo_open=lo_open)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (values beyond the range can overflow the ratings to "
+                          "inf or NaN)") from None
+
+
 def _check_table(owner: str, name: str, table: Any, value_name: str) -> None:
     """Rows ``(upper bound, value)``, bounds increasing, the last one ``inf`` (the
     representation of the Elo module's ``k_table``)."""
@@ -109,7 +128,7 @@ def _check_table(owner: str, name: str, table: Any, value_name: str) -> None:
             raise ConfigError(f"'{name}' of {owner} rows must be (upper bound, {value_name}); "
                               f"got {row!r}")
         check_number(owner, f"{name} bound", row[0], lo=0.0)
-        check_number(owner, f"{name} {value_name}", row[1], lo=0.0, hi=_INF, hi_open=True)
+        _check_bounded(owner, f"{name} {value_name}", row[1], lo=0.0, hi=MAX_FACTOR)
         bounds.append(float(row[0]))
     if any(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:])):
         raise ConfigError(f"'{name}' of {owner} bounds must increase; got {bounds}")
@@ -156,23 +175,23 @@ class BridgeEloConfig:
 
     def __post_init__(self) -> None:
         o = "BridgeEloConfig"
-        check_number(o, "k", self.k, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "scale", self.scale, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
+        _check_bounded(o, "k", self.k, lo=0.0, hi=MAX_FACTOR)
+        check_number(o, "scale", self.scale, lo=MIN_SCALE, hi=_INF, hi_open=True)
+        _check_bounded(o, "initial_rating", self.initial_rating, lo=-MAX_FACTOR,
+                       hi=MAX_FACTOR)
         if self.cap is not None:
             check_number(o, "cap", self.cap, lo=0.0, hi=_INF, lo_open=True)
         check_number(o, "draw_margin", self.draw_margin, lo=0.0, hi=_INF, hi_open=True)
         check_choice(o, "model", self.model, MODELS)
-        check_number(o, "gamma_divisor", self.gamma_divisor, lo=0.0, hi=_INF, lo_open=True,
+        check_number(o, "gamma_divisor", self.gamma_divisor, lo=MIN_SCALE, hi=_INF,
                      hi_open=True)
         _check_table(o, "k_games", self.k_games, "K")
         _check_table(o, "k_experience", self.k_experience, "multiplier")
         check_choice(o, "margin", self.margin, MARGINS)
-        check_number(o, "margin_scale", self.margin_scale, lo=0.0, hi=_INF, lo_open=True,
+        check_number(o, "margin_scale", self.margin_scale, lo=MIN_SCALE, hi=_INF,
                      hi_open=True)
-        check_number(o, "experience_bonus", self.experience_bonus, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
+        _check_bounded(o, "experience_bonus", self.experience_bonus, lo=-MAX_FACTOR,
+                       hi=MAX_FACTOR)
         check_number(o, "experience_n0", self.experience_n0, lo=0.0, hi=_INF, lo_open=True,
                      hi_open=True)
         check_choice(o, "update", self.update, UPDATES)
@@ -887,6 +906,7 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
                        np.empty(4096 if config.experience_bonus else 0, dtype=np.float64),
                        pred, outcome)
     rating = rec[:, REC_RATING].copy()
+    _check_finite(boards, imps, pred, rating, index)
     played = rec[:, REC_PLAYED].astype(np.int64)
     last_f = rec[:, REC_LAST]
     last = np.where(np.isnan(last_f), _NO_PERIOD, np.nan_to_num(last_f)).astype(np.int64)
@@ -921,6 +941,36 @@ def rate(boards: Any, config: BridgeEloConfig = BridgeEloConfig(), initial: Any 
         boards=boards,
         n_single_result_boards=boards.n_single_result_boards, n_partnerships=n_pairs,
         partnerships=pairs_out)
+
+
+def _check_finite(boards: Boards, imps: np.ndarray, pred: np.ndarray, rating: np.ndarray,
+                  index: Any) -> None:
+    """Stop, naming the board and a player, when the state overflowed: a rated row (a
+    real result on a board with two or more) whose expected score is not a number, or a
+    rating that is not finite (huge starting ratings; the config's ranges keep its own
+    parameters from overflowing)."""
+    bad_rating = ~np.isfinite(rating)
+    real = imps == imps
+    per_board = np.add.reduceat(real.astype(np.int64), boards.board_offsets[:-1]) \
+        if boards.n_boards else np.zeros(0, dtype=np.int64)
+    rated = real & (np.repeat(per_board, np.diff(boards.board_offsets)) >= 2)
+    bad_pred = rated & ~np.isfinite(pred)
+    if not bad_rating.any() and not bad_pred.any():
+        return
+    names = index.names
+    p = int(np.argmax(bad_rating)) if bad_rating.any() else int(np.argmax(np.abs(rating)))
+    who = f"player {format_value(names[p])} ends with rating {float(rating[p])!r}"
+    fix = ("lower the starting ratings (--initial) or K and its multipliers")
+    if bad_pred.any():
+        r = int(np.argmax(bad_pred))
+        b = int(np.searchsorted(boards.board_offsets, r, side="right") - 1)
+        label = f"board {format_value(boards.board_number[b])}"
+        if boards.board_event is not None:
+            label += f" of event {format_value(boards.board_event[b])}"
+        raise InputError(f"bridge Elo ratings overflowed: the expected score at "
+                         f"{label} ({boards.source.where(int(boards.order[r]))}) is "
+                         f"{float(pred[r])!r}, not a number in [0, 1]; {who}; {fix}")
+    raise InputError(f"bridge Elo ratings overflowed: {who}; {fix}")
 
 
 # ----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from fastrate.cli._common import FORMATS, emit, input_format_option, table_output_options
+from fastrate.cli.bridge_rate import echo_warnings, read_quietly
 
 METHODS = ("cross-imps", "butler", "matchpoints")
 
@@ -64,11 +65,23 @@ def contract_command(contract, vulnerable, board, declarer) -> None:
     click.echo(c.score_contract(contract, bool(vulnerable)))
 
 
-def _read_travellers(file, input_format):
-    """Boards from a PBN file, or from a CSV/Parquet/JSON table of travellers."""
-    from fastrate.io.boards import read_boards
+def _read_travellers(file, input_format, ignore_names=False):
+    """Boards from a PBN file, or from a CSV/Parquet/JSON table of travellers; warnings
+    (printed scores that contradict their contracts) go to stderr, one line each."""
+    from pathlib import Path
 
-    return read_boards(file, format=input_format)
+    from fastrate.io.boards import read_boards
+    from fastrate.io.pbn import read_pbn_boards
+
+    if ignore_names:
+        if (input_format or Path(file).suffix.lower().lstrip(".")) != "pbn":
+            raise click.UsageError("--ignore-names applies to PBN files (.pbn or "
+                                   "--input-format pbn); a table's columns name who played")
+        boards, said = read_quietly(read_pbn_boards, file, ignore_names=True)
+    else:
+        boards, said = read_quietly(read_boards, file, format=input_format)
+    echo_warnings(said)
+    return boards
 
 
 def _report(boards, result, file) -> None:
@@ -85,6 +98,31 @@ def _report(boards, result, file) -> None:
                    err=True)
 
 
+def _drop_short(r, drop):
+    """Butler with a number to drop: the boards (with a comparison) that drop fewer than
+    asked; an error when that is every board, since then the option changes nothing
+    where it was meant to."""
+    import numpy as np
+
+    from fastrate.bridge import scoring
+    from fastrate.errors import InputError
+
+    if not isinstance(drop, int) or drop == 0:
+        return None
+    n = np.asarray(r.n_real, dtype=np.int64)[~np.asarray(r.no_comparison, dtype=bool)]
+    short = scoring.butler_drop_count(n, drop) < drop
+    if n.shape[0] and short.all():
+        most = int(n.max())
+        can = int(scoring.butler_drop_count(np.array([most]), drop)[0])
+        fix = (f"give --drop {can} or less" if can else
+               "nothing can be dropped here: give --drop none")
+        raise InputError(f"--drop {drop} asks for more than any board allows: a board of n "
+                         "real results drops at most (n - 1) // 2 from each end, and nothing "
+                         f"when n <= 3; the largest board here has {most}, where --drop "
+                         f"{drop} would drop {can}; {fix}")
+    return short
+
+
 @bridge_group.command("score")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--method", type=click.Choice(METHODS), default="cross-imps",
@@ -96,10 +134,15 @@ def _report(boards, result, file) -> None:
               show_default=True, help="Butler: datum from the (trimmed) mean or the median.")
 @click.option("--style", type=click.Choice(["2/1/0", "1/0.5/0"]), default="2/1/0",
               show_default=True, help="Matchpoints: 2 per score beaten (European) or 1 (ACBL).")
+@click.option("--ignore-names", is_flag=True,
+              help="PBN: do not read who played (no players, no pairs, no per-pair totals), "
+              "for files whose names clash without a bad seating: twins listed by surname, "
+              "a robot such as GIB in two seats.")
 @input_format_option(formats=(*FORMATS, "pbn"))
 @table_output_options("the per-table results", "csv on stdout")
 @click.pass_context
-def score_command(ctx, file, method, drop, datum, style, input_format, output, fmt) -> None:
+def score_command(ctx, file, method, drop, datum, style, ignore_names, input_format, output,
+                  fmt) -> None:
     """Score the travellers in FILE and print per-pair totals.
 
     FILE is a PBN file (.pbn: each board's ScoreTable, Multiplicity expanded, or one
@@ -137,14 +180,20 @@ def score_command(ctx, file, method, drop, datum, style, input_format, output, f
         raise click.BadParameter(f"{drop!r}: use none, one, sqrtish, tenth, quarter or a "
                                  "whole number >= 0 (results dropped from each end)",
                                  param_hint="--drop")
-    boards = _read_travellers(file, input_format)
+    boards = _read_travellers(file, input_format, ignore_names)
     r = boards.score(method, drop=drop_value, datum=datum, style=style)
+    short = _drop_short(r, drop_value) if method == "butler" else None
     result, totals = scoring.results_table(boards, r)
     emit(result, output, fmt)
     if output is not None:
         click.echo(f"wrote {result.num_rows:,} results of {boards.n_boards:,} boards to "
                    f"{output}", err=True)
     _report(boards, r, file)
+    if short is not None and short.any():
+        click.echo(f"fastrate: note: --drop {drop_value}: {int(short.sum()):,} of "
+                   f"{short.shape[0]:,} board(s) have too few results to drop that many from "
+                   "each end; they drop (n - 1) // 2 of their n results from each end, none "
+                   "with 3 or fewer", err=True)
     err = output is None
     if totals is None:
         click.echo(f"fastrate: note: {file} names no pairs or players: no per-pair totals",

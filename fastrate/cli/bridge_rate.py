@@ -16,6 +16,24 @@ from fastrate.cli._common import (
 )
 
 
+def read_quietly(read, *args, **kwargs):
+    """``read(*args, **kwargs)`` and the warnings it gave (e.g. a PBN file's printed
+    scores that contradict their contracts), as one-line texts for stderr."""
+    import warnings
+
+    from fastrate.io.pbn import PbnScoreWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PbnScoreWarning)
+        out = read(*args, **kwargs)
+    return out, [" ".join(str(w.message).split()) for w in caught]
+
+
+def echo_warnings(texts: list[str]) -> None:
+    for text in texts:
+        click.echo(f"fastrate: warning: {text}", err=True)
+
+
 def _table_option(text: str | None, name: str) -> tuple[tuple[float, float], ...]:
     """``100:32/inf:16`` -> ((100.0, 32.0), (inf, 16.0))."""
     if not text:
@@ -61,13 +79,18 @@ def _read(path: str, period: str | None, input_format: str | None):
     from fastrate.io.boards import read_boards
 
     if period != "auto":
-        return read_boards(path, format=input_format, period=period), period
-    try:
-        return read_boards(path, format=input_format, period="3d"), "3d"
-    except InputError as exc:  # no time column, or a PBN game without a date
-        if "period '3d' is a length" not in str(exc):
-            raise
-    return read_boards(path, format=input_format, period=None), None
+        boards, said = read_quietly(read_boards, path, format=input_format, period=period)
+    else:
+        try:
+            boards, said = read_quietly(read_boards, path, format=input_format, period="3d")
+            period = "3d"
+        except InputError as exc:  # no time column, or a PBN game without a date
+            if "period '3d' is a length" not in str(exc):
+                raise
+            boards, said = read_quietly(read_boards, path, format=input_format, period=None)
+            period = None
+    echo_warnings(said)
+    return boards, period
 
 
 def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, tuple]:

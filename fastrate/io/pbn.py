@@ -43,7 +43,9 @@ docs/bridge.md ("PBN import").
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,9 +63,16 @@ from fastrate.data._contract import (
 from fastrate.data.boards import ARTIFICIAL_CODES, Boards
 from fastrate.errors import InputError
 
-__all__ = ["PbnColumn", "PbnTable", "PbnGame", "PbnResults", "parse_pbn", "read_pbn",
-           "read_pbn_table", "read_pbn_results", "read_pbn_boards", "pbn_results",
-           "NUMERIC_COLUMNS"]
+__all__ = ["PbnColumn", "PbnTable", "PbnGame", "PbnResults", "PbnScoreWarning", "parse_pbn",
+           "read_pbn", "read_pbn_table", "read_pbn_results", "read_pbn_boards",
+           "pbn_results", "NUMERIC_COLUMNS", "MAX_MULTIPLICITY"]
+
+
+class PbnScoreWarning(UserWarning):
+    """A printed score (a [Score] tag or a ScoreTable's Score_NS/Score_EW) contradicts
+    the Law 77 score of its own contract, declarer, result and vulnerability; the
+    printed score is used. The message names the boards and lines."""
+
 
 #: table columns read as numbers by :func:`read_pbn_table` (``-``/``?`` -> NaN, a leading
 #: ``^`` (artificial) is dropped)
@@ -71,6 +80,8 @@ NUMERIC_COLUMNS = frozenset({
     "Rank", "Result", "Score_NS", "Score_EW", "IMP_NS", "IMP_EW", "MP_NS", "MP_EW",
     "Percentage_NS", "Percentage_EW", "Multiplicity", "TotalScore", "TotalIMP", "TotalMP",
     "TotalPercentage", "MeanScore", "MeanIMP", "MeanMP", "MeanPercentage", "NrBoards"})
+#: the most tables one ScoreTable row may stand for (its Multiplicity)
+MAX_MULTIPLICITY = 100_000
 #: the file's own score columns carried into :attr:`PbnResults.table`
 SCORE_COLUMNS = ("IMP_NS", "IMP_EW", "MP_NS", "MP_EW", "Percentage_NS", "Percentage_EW")
 
@@ -100,9 +111,10 @@ _SPECIAL = re.compile(rb'[\[\]{};"]')
 _CELL = re.compile(rb'"((?:[^"\\\n]|\\.)*)"|([^\s"]+)|(")')
 _UNESCAPE = re.compile(r'\\(["\\])')
 _COLSPEC = re.compile(r"^([+-]?)(.*?)(?:\\(\d+)([LRlr]?))?$", re.S)
-#: tags whose value may not be inherited with # or ## (PBN 4.8)
-_NO_INHERIT = frozenset({"Dealer", "Vulnerable", "Deal", "Declarer", "Contract", "Auction",
-                         "Play", "Note"})
+#: tags whose value may not be inherited with # or ## (PBN 4.8); Deal is tolerated
+#: (PBN 0.8 files write [Deal "#"]; the deal does not enter scoring)
+_NO_INHERIT = frozenset({"Dealer", "Vulnerable", "Declarer", "Contract", "Auction", "Play",
+                         "Note"})
 #: identification tags: text after them that is not a tag is malformed
 _NO_DATA = frozenset({b"Event", b"Site", b"Date", b"Board", b"West", b"North", b"East",
                       b"South", b"Dealer", b"Vulnerable", b"Deal", b"Scoring",
@@ -585,6 +597,9 @@ def _decode(data: bytes) -> bytes:
     bytes that are not UTF-8 are read as Latin-1."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    end = data.rstrip(b" \t\r\n\x1a")
+    if b"\x1a" in data[len(end):]:  # a DOS end-of-file mark (Ctrl-Z)
+        data = end + b"\n"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -770,6 +785,7 @@ def _cell_numbers(arr: Any, what: str, row_lines: np.ndarray, where: Any,
     values = np.full(n, np.nan)
     if ok.any():
         values[ok] = _to_numpy(pc.cast(pc.filter(body, pa.array(ok)), pa.float64()))
+        ok &= np.isfinite(values)  # "1e400" is no number a table can hold
     kind[missing] = 1
     kind[caret & ok] = 2
     bad = ~(missing | ok)
@@ -883,32 +899,49 @@ def _declarer_ns(seat: str) -> bool | None:
     return True if s in ("N", "S") else (False if s in ("E", "W") else None)
 
 
+_UNKNOWN = ("", "?", "-")
+#: a contract without its result, as PBN writes it ("4HX", "3NT", "6SXX")
+_BARE_CONTRACT = re.compile(r"^[1-7]\s*(?:NT|N|C|D|H|S)\s*(?:XX|X|\*\*|\*)?$", re.I)
+_PASSED = re.compile(r"^(?:P|PASS|PASSED|PASSED\s*OUT|AP|ALL\s*PASS|PO)$", re.I)
+_SIDE_TRICKS = re.compile(r"^(NS|EW)\s+([0-9]{1,2})(?:\s+(NS|EW)\s+([0-9]{1,2}))?$", re.I)
+
+
 def _contract_points(contract: str, declarer: str, tricks: str, vul: int,
                      what: str) -> float | None:
     """NS points of a contract, its declarer, the tricks declarer took (or ``NS k`` /
-    ``EW k``) and the vulnerability code; None when the result is unknown."""
+    ``EW k``) and the vulnerability code; None when the result is unknown. Each field
+    that is given is checked, whether or not the result is known: the contract (level
+    1-7, strain, X/XX, or Pass), the declarer (N, E, S, W) and the tricks (0-13)."""
     c = contract.strip()
-    if c in ("", "?", "-"):
-        return None
-    try:
-        if parse_contract(c if c.upper() != "AP" else "pass").passed_out:
-            return 0.0
-    except InputError:
-        pass
-    ns = _declarer_ns(declarer)
+    d = declarer.strip().lstrip("^")
+    if d.upper() not in ("N", "E", "S", "W") and d not in _UNKNOWN:
+        raise InputError(f"{what}: declarer must be N, E, S or W ('?' or '' when unknown); "
+                         f"found {declarer!r}")
+    ns = _declarer_ns(d)
     t = tricks.strip().lstrip("^")
-    m = re.match(r"^(NS|EW)\s+(\d+)(?:\s+(NS|EW)\s+(\d+))?$", t, re.I)
-    if m is not None and ns is not None:
-        side = m.group(1).upper() == "NS"
-        t = m.group(2) if side == ns else str(13 - int(m.group(2)))
-    if t in ("", "?", "-"):
+    m = _SIDE_TRICKS.match(t)
+    if m is not None:
+        if any(int(x) > 13 for x in (m.group(2), m.group(4)) if x is not None):
+            raise InputError(f"{what}: the result must be the tricks declarer took (0-13), "
+                             f"or NS k / EW k; found {tricks!r}")
+        if ns is not None:
+            side = m.group(1).upper() == "NS"
+            t = m.group(2) if side == ns else str(13 - int(m.group(2)))
+    elif t not in _UNKNOWN and (re.fullmatch(r"[0-9]{1,2}", t) is None or int(t) > 13):
+        raise InputError(f"{what}: the result must be the tricks declarer took (0-13), or "
+                         f"NS k / EW k; found {tricks!r}")
+    if c in _UNKNOWN:
+        return None
+    if _PASSED.match(c):
+        return 0.0
+    if _BARE_CONTRACT.match(c) is None:
+        raise InputError(f"{what}: the contract must be a level 1-7, a strain C, D, H, S or "
+                         f"NT and optionally X or XX (e.g. '4HX'), or Pass; found {contract!r}")
+    if t in _UNKNOWN:
         return None
     if ns is None:
         raise InputError(f"{what}: declarer must be N, E, S or W for contract {c!r}; found "
                          f"{declarer!r}")
-    if not t.isdigit() or int(t) > 13:
-        raise InputError(f"{what}: the result must be the tricks declarer took (0-13), or "
-                         f"NS k / EW k; found {tricks!r}")
     try:
         k = parse_contract(f"{c}{int(t)}")
     except InputError as exc:
@@ -951,7 +984,10 @@ def _finite(s: str) -> float:
     s = s.lstrip("^")
     if not re.match(_NUMBER, s):
         raise ValueError(s)
-    return float(s)
+    v = float(s)
+    if not math.isfinite(v):  # "1e400"
+        raise ValueError(s)
+    return v
 
 
 def _label(g: PbnGame, teams: bool) -> str:
@@ -984,7 +1020,7 @@ def _known_cells(arr: Any) -> np.ndarray:
 
 
 def _table_rows(grp: _Group, used: np.ndarray, games: list[PbnGame], vul: np.ndarray,
-                where: Any) -> _Rows:
+                where: Any, mismatches: list) -> _Rows:
     """Rows of the used tables of one group."""
     import pyarrow as pa
 
@@ -1015,19 +1051,18 @@ def _table_rows(grp: _Group, used: np.ndarray, games: list[PbnGame], vul: np.nda
         r.artificial = np.where(kind == 3, code, 0)
         r.adjusted = kind == 2
         r.keep = kind != 1
+        if any(c in data for c in ("Contract", "Declarer", "Result")):
+            pts, texts = _table_contracts(data, r, vul, tname, where)
+            bad = (kind == 0) & (pts == pts) & (pts != ns)
+            for i in np.flatnonzero(bad).tolist():
+                gi = int(r.game[i])
+                mismatches.append(_mismatch(games[gi].get("Board").strip(),
+                                            where(r.line[i]), float(ns[i]), float(pts[i]),
+                                            *(t[i] for t in texts), int(vul[gi])))
     elif all(c in data for c in ("Contract", "Declarer", "Result")):
-        con, dec, res = (data[c].to_pylist() for c in ("Contract", "Declarer", "Result"))
-        keys: dict[tuple[str, str, str, int], float | None] = {}
-        for i in range(r.n):
-            key = (con[i], dec[i], res[i], int(vul[r.game[i]]))
-            if key not in keys:
-                keys[key] = _contract_points(con[i], dec[i], res[i], key[3],
-                                             f"{tname} row at {where(r.line[i])}")
-            v = keys[key]
-            if v is None:
-                r.keep[i] = False
-            else:
-                r.ns[i] = v
+        pts, _ = _table_contracts(data, r, vul, tname, where)
+        r.keep = pts == pts
+        r.ns = pts
     else:
         g = games[int(grp.row_game[0])] if grp.row_game.shape[0] else None
         raise InputError(f"{tname} at {g.where(tname) if g else tname} gives no scores: "
@@ -1041,6 +1076,12 @@ def _table_rows(grp: _Group, used: np.ndarray, games: list[PbnGame], vul: np.nda
             i = int(np.argmax(bad))
             raise InputError(f"column 'Multiplicity' of {tname} must be a whole number >= 0 "
                              f"(the tables the row stands for); found "
+                             f"{data['Multiplicity'][i].as_py()!r} at {where(r.line[i])}")
+        big = (k != 1) & (v > MAX_MULTIPLICITY)
+        if big.any():
+            i = int(np.argmax(big))
+            raise InputError(f"column 'Multiplicity' of {tname} must be at most "
+                             f"{MAX_MULTIPLICITY:,} (the tables the row stands for); found "
                              f"{data['Multiplicity'][i].as_py()!r} at {where(r.line[i])}")
         r.mult = np.where(k == 1, 1, v).astype(np.int64)
     r.contract = data.get("Contract")
@@ -1061,7 +1102,33 @@ def _table_rows(grp: _Group, used: np.ndarray, games: list[PbnGame], vul: np.nda
     return r
 
 
-def _tag_rows(games: list[PbnGame], idx: list[int], vul_of: Any) -> _Rows:
+def _table_contracts(data: dict, r: _Rows, vul: np.ndarray, tname: str, where: Any
+                     ) -> tuple[np.ndarray, list[list[str]]]:
+    """NS points of the Contract, Declarer and Result cells of the rows (NaN where the
+    result is unknown; a missing column counts as unknown), each distinct combination
+    checked once; and the three cells as lists (for messages)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    blank = pa.array([""] * r.n, pa.string())
+    cols = [data.get(c, blank) for c in ("Contract", "Declarer", "Result")]
+    vul_text = pa.array(vul[r.game].astype(np.int64)).cast(pa.string())
+    key = pc.binary_join_element_wise(*cols, vul_text, "\x1f")
+    enc = key.dictionary_encode()
+    idx = _to_numpy(enc.indices).astype(np.int64)
+    uniq = enc.dictionary.to_pylist()
+    _, first = np.unique(idx, return_index=True)
+    pts = np.full(len(uniq), np.nan)
+    for j, text in enumerate(uniq):
+        con, dec, res, v = text.split("\x1f")
+        p = _contract_points(con, dec, res, int(v), f"{tname} row at {where(r.line[first[j]])}")
+        pts[j] = np.nan if p is None else p
+    parts = [u.split("\x1f") for u in uniq]
+    texts = [[parts[j][c] for j in idx.tolist()] for c in range(3)] if r.n else [[], [], []]
+    return pts[idx], texts
+
+
+def _tag_rows(games: list[PbnGame], idx: list[int], vul_of: Any, mismatches: list) -> _Rows:
     """One row per game from its tags."""
     import pyarrow as pa
 
@@ -1082,13 +1149,16 @@ def _tag_rows(games: list[PbnGame], idx: list[int], vul_of: Any) -> _Rows:
         t = res.strip().lstrip("^")
         if t.isdigit():
             r.tricks[k] = float(t)
+        vul = vul_of(g)
+        v = _contract_points(con, decl, res, vul, f"the game at {g.where('Contract')}")
         if g.get("Score").strip() not in ("", "?", "-"):
             r.line[k] = g.line_of("Score")
             r.ns[k] = _side_value(g.get("Score"), decl, f"tag [Score] at {g.where('Score')}")
+            if v is not None and v != r.ns[k] and "^" not in g.get("Score"):
+                mismatches.append(_mismatch(g.get("Board").strip(), g.where("Score"),
+                                            float(r.ns[k]), v, con, decl, res, vul))
         else:
             r.line[k] = g.line_of("Contract") if "Contract" in g.tags else g.line
-            v = _contract_points(con, decl, res, vul_of(g) if con.strip() not in
-                                 ("", "?", "-") else 0, f"the game at {g.where('Contract')}")
             if v is None:
                 r.keep[k] = False
             else:
@@ -1115,12 +1185,13 @@ def _tag_rows(games: list[PbnGame], idx: list[int], vul_of: Any) -> _Rows:
 
 
 def pbn_results(text: str | bytes, name: str = "<string>", *, period: Any = None,
-                by_match: bool = True) -> PbnResults:
+                by_match: bool = True, ignore_names: bool = False) -> PbnResults:
     """:func:`read_pbn_results` of PBN text (``name`` is used in messages)."""
-    return _results(_parse(text, name, ["ScoreTable"]), period, by_match)
+    return _results(_parse(text, name, ["ScoreTable"]), period, by_match, ignore_names)
 
 
-def read_pbn_results(path: Any, *, period: Any = None, by_match: bool = True) -> PbnResults:
+def read_pbn_results(path: Any, *, period: Any = None, by_match: bool = True,
+                     ignore_names: bool = False) -> PbnResults:
     """Read the table results of a PBN file: :class:`PbnResults` (the Boards and, per
     table result, the file's own score columns).
 
@@ -1129,18 +1200,30 @@ def read_pbn_results(path: Any, *, period: Any = None, by_match: bool = True) ->
     (HomeTeam and VisitTeam tags, no ScoreTable) with ``by_match`` also the two teams,
     so each match's board holds its two rooms (cross-IMPs of two results = the IMPs of
     the room difference). ``period``: None, a length (``"3d"``, from the Date and Time
-    tags) or the name of a tag whose values label the rating periods (``"Round"``)."""
+    tags) or the name of a tag whose values label the rating periods (``"Round"``).
+
+    Checks: the Board tag is a whole number >= 1; the contract, declarer, result and
+    vulnerability are checked wherever given, also when a printed score is used; a
+    printed score (a [Score] tag, or a ScoreTable's Score_NS/Score_EW) that contradicts
+    its own contract gets one :class:`PbnScoreWarning` per file naming the boards (the
+    printed score is used). A player at two tables of a board is an error, unless
+    ``ignore_names``: then the names are not read (no players, no pairs), for files
+    that list twins by surname or a robot such as GIB in several seats; the results can
+    be scored, not rated."""
     data, name = _read_bytes(path)
-    return _results(_parse(data, name, ["ScoreTable"]), period, by_match)
+    return _results(_parse(data, name, ["ScoreTable"]), period, by_match, ignore_names)
 
 
-def read_pbn_boards(path: Any, period: Any = None, *, by_match: bool = True) -> Boards:
+def read_pbn_boards(path: Any, period: Any = None, *, by_match: bool = True,
+                    ignore_names: bool = False) -> Boards:
     """The table results of a PBN file as :class:`~fastrate.data.boards.Boards` (see
     :func:`read_pbn_results`; rows skipped are counted in ``Boards.dropped``)."""
-    return read_pbn_results(path, period=period, by_match=by_match).boards
+    return read_pbn_results(path, period=period, by_match=by_match,
+                            ignore_names=ignore_names).boards
 
 
-def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
+def _results(parsed: _Parsed, period: Any, by_match: bool, ignore_names: bool = False
+             ) -> PbnResults:
     """The steps of :func:`read_pbn_results`, one function each: identify each game's
     board, pick each board's traveller, collect the rows of ScoreTables and of game
     tags, count the rows skipped, decide who identifies the tables, expand
@@ -1153,9 +1236,10 @@ def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
     drops: list[tuple[str, int, int]] = []  # (reason, count, first line)
     used, tag_games = _travellers(games, keys, drops)
     where = _row_where(parsed.lines)
-    parts = _collect_rows(parsed, keys, used, tag_games, where)
+    mismatches: list[tuple[str, str]] = []
+    parts = _collect_rows(parsed, keys, used, tag_games, where, mismatches)
     _count_skipped(parts, drops)
-    participants, with_pairs = _who(parts, where)
+    participants, with_pairs = ("none", False) if ignore_names else _who(parts, where)
     rows = _Expanded(parts, drops, parsed.name)
     board, event = _board_ids(rows, keys)
     boards = _build_boards(rows, board, event if any(keys.labels) else None, games,
@@ -1163,7 +1247,9 @@ def _results(parsed: _Parsed, period: Any, by_match: bool) -> PbnResults:
     dropped = tuple((reason, count, parsed.lines.at_line(line))
                     for reason, count, line in drops)
     boards = dataclasses.replace(boards, dropped=dropped + boards.dropped)
-    return PbnResults(boards, _results_table(rows, board, event), games, participants)
+    out = PbnResults(boards, _results_table(rows, board, event), games, participants)
+    _warn_mismatches(mismatches, parsed.name)
+    return out
 
 
 class _GameKeys:
@@ -1181,6 +1267,9 @@ class _GameKeys:
             if not b or b == "?":
                 raise InputError(f"the game at {g.where()} has no [Board] tag: a table "
                                  "result needs its board (Event and Board identify it)")
+            if re.fullmatch(r"[0-9]{1,18}", b) is None or int(b) == 0:
+                raise InputError(f"tag [Board] must be the board number, a whole number "
+                                 f">= 1; found {g.get('Board')!r} at {g.where('Board')}")
             self.boards.append(b)
         self.key = list(zip(self.labels, self.boards))
         self._vul: dict[int, int] = {}
@@ -1224,9 +1313,10 @@ def _travellers(games: list[PbnGame], keys: _GameKeys, drops: list
 
 
 def _collect_rows(parsed: _Parsed, keys: _GameKeys, used: np.ndarray, tag_games: list[int],
-                  where: Any) -> list[_Rows]:
+                  where: Any, mismatches: list) -> list[_Rows]:
     """The rows of the used ScoreTables (one part per group of tables that share a
-    column specification) and one row per game scored by its tags."""
+    column specification) and one row per game scored by its tags. Printed scores that
+    contradict their contracts are added to ``mismatches``."""
     games = parsed.games
     keys_vul = keys.vulnerability
     vul = np.zeros(len(games), dtype=np.int64)
@@ -1237,14 +1327,50 @@ def _collect_rows(parsed: _Parsed, keys: _GameKeys, used: np.ndarray, tag_games:
         g_used = np.array([used[gi] for gi, _ in grp.tables], dtype=np.bool_)
         if not g_used.any():
             continue
-        if "Score_NS" not in grp.columns and "Score_EW" not in grp.columns:
-            for gi, _ in grp.tables:
-                if used[gi]:
-                    vul[gi] = keys_vul(games[gi])
-        parts.append(_table_rows(grp, g_used, games, vul, where))
+        for gi, _ in grp.tables:
+            if used[gi]:
+                vul[gi] = keys_vul(games[gi])
+        parts.append(_table_rows(grp, g_used, games, vul, where, mismatches))
     if tag_games:
-        parts.append(_tag_rows(games, tag_games, keys_vul))
+        parts.append(_tag_rows(games, tag_games, keys_vul, mismatches))
     return parts
+
+
+def _mismatch(board: str, where: str, printed: float, computed: float, contract: str,
+              declarer: str, tricks: str, vul: int) -> tuple[str, str]:
+    """(board, description) of a printed score that contradicts its contract."""
+    ns = _declarer_ns(declarer)
+    vulnerable = vul == 3 or (vul == 1 and ns) or (vul == 2 and not ns)
+
+    def side(v: float) -> str:
+        return f"NS {v:g}"
+
+    t = tricks.strip().lstrip("^")
+    took = f"taking {t} tricks" if t.isdigit() else f"with result {t!r}"
+    return board, (f"board {board} at {where}: printed {side(printed)}, but "
+                   f"{contract.strip()} by {declarer.strip().lstrip('^').upper()} {took}, "
+                   f"{'' if vulnerable else 'not '}vulnerable, scores {side(computed)}")
+
+
+def _warn_mismatches(mismatches: list, name: str) -> None:
+    """One :class:`PbnScoreWarning` naming every board whose printed score contradicts
+    its contract (the first three in full)."""
+    if not mismatches:
+        return
+    first: dict[str, str] = {}
+    for board, text in mismatches:
+        first.setdefault(board, text)
+    boards = list(first)
+    detail = "; ".join(first[b] for b in boards[:3])
+    rest = boards[3:]
+    more = ""
+    if rest:
+        more = f"; also board(s) {', '.join(rest[:20])}"
+        if len(rest) > 20:
+            more += f" and {len(rest) - 20} more"
+    warnings.warn(f"{name}: the printed score of {len(boards)} board(s) contradicts its "
+                  f"contract (Law 77; the printed score is used): {detail}{more}",
+                  PbnScoreWarning, stacklevel=4)
 
 
 def _count_skipped(parts: list[_Rows], drops: list) -> None:
@@ -1344,10 +1470,7 @@ def _board_ids(rows: _Expanded, keys: _GameKeys) -> tuple[Any, Any]:
                           dtype=np.int32)
     event = pa.DictionaryArray.from_arrays(pa.array(label_code[rows.game]),
                                            pa.array(list(uniq), pa.string()))
-    if all(b.isdigit() for b in keys.boards):
-        board: Any = np.array([int(b) for b in keys.boards], dtype=np.int64)[rows.game]
-    else:
-        board = pa.array(keys.boards, pa.string()).take(pa.array(rows.game))
+    board = np.array([int(b) for b in keys.boards], dtype=np.int64)[rows.game]
     return board, event
 
 
@@ -1377,6 +1500,11 @@ def _build_boards(rows: _Expanded, board: Any, event: Any, games: list[PbnGame],
         if isinstance(period, str) and str(exc).startswith("unknown period"):
             raise InputError(f"{exc}; or the name of a tag that labels the periods, but no "
                              f"game of {name} has a [{period}] tag") from None
+        if " plays twice on board " in str(exc) or " sits twice at one table " in str(exc):
+            raise InputError(f"{exc}; if these are different people under one name (twins "
+                             "listed by surname, a robot such as GIB in two seats), score "
+                             "the file without names: --ignore-names (ignore_names=True); "
+                             "ratings need a name of its own for each person") from None
         raise
 
 
