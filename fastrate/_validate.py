@@ -351,7 +351,8 @@ def check_number(owner: str, name: str, value: Any, *, lo: float = -math.inf,
         raise InputTypeError(f"'{name}' of {owner} must be {kind} in {interval}; got "
                              f"{value!r} ({type(value).__name__})")
     v = float(value)
-    if math.isnan(v) or (integer and v != int(v)) or v < lo or v > hi or (
+    whole = math.isfinite(v) and v == int(v) if integer else True  # int(inf) would raise
+    if math.isnan(v) or not whole or v < lo or v > hi or (
             lo_open and v == lo) or (hi_open and v == hi):
         raise ConfigError(f"'{name}' of {owner} must be {kind} in {interval}; got {value!r}")
     return v

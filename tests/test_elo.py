@@ -545,9 +545,9 @@ def test_continuation_mid_period_game_by_game():
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"k": -1.0}, r"'k' of EloConfig must be a float in \[0, inf\); got -1.0"),
+    ({"k": -1.0}, r"'k' of EloConfig must be a float in \[0, 1e\+06\]; got -1.0"),
     ({"k": math.nan}, r"'k' of EloConfig must be a float"),
-    ({"scale": 0.0}, r"'scale' of EloConfig must be a float in \(0, inf\); got 0.0"),
+    ({"scale": 0.0}, r"'scale' of EloConfig must be a float in \[0.001, 1e\+09\]; got 0.0"),
     ({"cap": 0.0}, r"'cap' of EloConfig must be a float in \(0, inf\]; got 0.0"),
     ({"k_schedule": "uscf"}, r"'k_schedule' of EloConfig must be one of 'constant', 'games', "
                              r"'rating', 'fide', 'power'; got 'uscf'"),
@@ -563,10 +563,10 @@ def test_continuation_mid_period_game_by_game():
     ({"k_schedule": "games", "k_table": ((30, 40, 1), (math.inf, 20))},
      r"'k_table' of EloConfig rows must be \(upper bound, K\)"),
     ({"k_schedule": "games", "k_table": ((30, -40), (math.inf, 20))},
-     r"'k_table K' of EloConfig must be a float in \[0, inf\); got -40"),
+     r"'k_table K' of EloConfig must be a float in \[0, 1e\+06\]; got -40"),
     ({"k_power": (250.0, 5.0)}, r"'k_power' of EloConfig must be \(a, b, c\)"),
-    ({"k_power": (250.0, 0.0, 0.4)}, r"'k_power\[1\]' of EloConfig must be a float in \(0, inf\)"),
-    ({"fide_k": -10.0}, r"'fide_k' of EloConfig must be a float in \[0, inf\); got -10.0"),
+    ({"k_power": (250.0, 0.0, 0.4)}, r"'k_power\[1\]' of EloConfig must be a float in \[0.001, 1e\+09\]"),
+    ({"fide_k": -10.0}, r"'fide_k' of EloConfig must be a float in \[0, 1e\+06\]; got -10.0"),
 ])
 def test_bad_config(kw, match):
     with pytest.raises(ConfigError, match=match):

@@ -258,7 +258,7 @@ def test_bad_error_rates_and_probabilities():
 
 
 def test_bad_config_and_games():
-    with pytest.raises(ConfigError, match=r"'k' of FibsConfig must be a float in \[0, inf\)"):
+    with pytest.raises(ConfigError, match=r"'k' of FibsConfig must be a float in \[0, 1e\+06\]"):
         FibsConfig(k=-1.0)
     with pytest.raises(InputTypeError, match=r"'initial_rating' of FibsConfig"):
         FibsConfig(initial_rating="1500")

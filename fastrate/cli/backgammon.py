@@ -31,6 +31,8 @@ def backgammon_group() -> None:
               help="Column of match lengths (points).")
 @click.option("--time", "time_col", metavar="COL", help="Column of dates/times used to order "
               "the matches (default: date, time, ... when present).")
+@click.option("--drop-self-play", is_flag=True, help="Skip rows where a player plays "
+              "himself (counted and reported) instead of refusing them.")
 @click.option("--no-experience", is_flag=True, help="Constant K for everyone (--k) instead "
               "of FIBS's K = max(1, 5 - experience/100).")
 @click.option("--k", "k", default=1.0, show_default=True, type=float,
@@ -52,9 +54,9 @@ def backgammon_group() -> None:
               help="Rows of the readable table (0: none).")
 @input_format_option()
 @table_output_options("the full table")
-def rate_command(file, winner, loser, length_col, time_col, no_experience, k, initial_rating,
-                 initial, do_evaluate, period, burn_in, top, input_format, output,
-                 fmt) -> None:
+def rate_command(file, winner, loser, length_col, time_col, drop_self_play, no_experience, k,
+                 initial_rating, initial, do_evaluate, period, burn_in, top, input_format,
+                 output, fmt) -> None:
     """FIBS ratings of the matches in FILE (columns date, winner, loser, length).
 
     Every row is one finished match, its winner first. The winner gains
@@ -79,11 +81,16 @@ def rate_command(file, winner, loser, length_col, time_col, no_experience, k, in
     if table.num_rows == 0:
         raise InputError(f"no matches: {name} has no rows")
     lcol = pick_column(table.column_names, length_col, "match lengths", name)
+    lengths = table.column(lcol).to_numpy(zero_copy_only=False)
     games = games_from_table(table, winner=winner, loser=loser, time=time_col,
-                             period=period, source=name)
+                             period=period, drop_self_play=drop_self_play, source=name)
+    if games.source.rows is not None:  # rows were dropped: keep their lengths in step
+        lengths = lengths[games.source.rows]
+    for reason, count, first in games.dropped:
+        click.echo(f"fastrate: note: skipped {count:,} row{'s' if count != 1 else ''} where "
+                   f"{reason} (first at {first})", err=True)
     config = FibsConfig(initial_rating=initial_rating, use_experience=not no_experience, k=k)
     init = read_table(initial) if initial is not None else None
-    lengths = table.column(lcol).to_numpy(zero_copy_only=False)
     if do_evaluate:
         from fastrate.ratings.fibs import evaluate
 

@@ -178,6 +178,20 @@ class Games:
         return (f"Games({self.n_games} games, {self.n_players} players"
                 + (f", with {', '.join(extras)}" if extras else "") + ")")
 
+    def head(self, n: int) -> Games:
+        """The first ``n`` games in stored (chronological) order, as games whose stored
+        order is their input order (per-game outputs come back in stored order)."""
+        def cut(a):
+            return None if a is None else a[:n]
+
+        return dataclasses.replace(
+            self, white=self.white[:n], black=self.black[:n], score=self.score[:n],
+            time=cut(self.time), period=cut(self.period), weight=cut(self.weight),
+            margin=cut(self.margin), neutral=cut(self.neutral), order=None,
+            source=self.source if self.order is None else dataclasses.replace(
+                self.source, rows=self.order[:n] if self.source.rows is None
+                else self.source.rows[self.order[:n]]))
+
     def to_input_order(self, values: np.ndarray) -> np.ndarray:
         """Put per-game values (in stored, chronological order) back in input row order."""
         if self.order is None:

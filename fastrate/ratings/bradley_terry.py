@@ -72,6 +72,10 @@ MODELS = ("bt_half", "bayeselo", "davidson")
 #: kernel model codes
 BT_HALF, BAYESELO, DAVIDSON = 0, 1, 2
 FIT = "fit"
+#: parameter ranges: advantage, drawelo, draw_nu, tolerance_elo within 1e6 (Elo points);
+#: |mean_rating| and a Gaussian prior's mean at most 1e9, its sd in [1e-3, 1e9]; prior
+#: and virtual game counts in [0, 1e9] (a prior 0 or at least 1e-9 virtual draws)
+MAX_ELO, MAX_RATING, MIN_SD, MAX_COUNT, MIN_PRIOR = 1e6, 1e9, 1e-3, 1e9, 1e-9
 #: Elo-scale factor: f(x) = 1 / (1 + exp(-C x))
 C = LN10 / 400.0
 #: a fitted draw parameter beyond this (drawelo, or 400 log10 ν: ν = 10^5, a draw
@@ -85,8 +89,8 @@ def _check_pair(owner: str, name: str, value: Any) -> tuple[float, float]:
     """A ``(mean, sd)`` pair: finite mean, sd > 0."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise ConfigError(f"'{name}' of {owner} must be a (mean, sd) pair; got {value!r}")
-    return (check_number(owner, f"{name} mean", value[0]),
-            check_number(owner, f"{name} sd", value[1], lo=0.0, lo_open=True, hi_open=True))
+    return (check_number(owner, f"{name} mean", value[0], lo=-MAX_RATING, hi=MAX_RATING),
+            check_number(owner, f"{name} sd", value[1], lo=MIN_SD, hi=MAX_RATING))
 
 
 @dataclass(frozen=True)
@@ -125,22 +129,28 @@ class BTConfig:
     def __post_init__(self) -> None:
         owner = "BTConfig"
         check_choice(owner, "model", self.model, MODELS)
+        # ranges (docs/algorithms/bradley_terry.md, "Ranges"): far beyond any real use,
+        # and narrow enough that every fit stays finite
         if self.advantage != FIT:
-            object.__setattr__(self, "advantage", check_number(owner, "advantage",
-                                                               self.advantage))
+            object.__setattr__(self, "advantage", check_number(
+                owner, "advantage", self.advantage, lo=-MAX_ELO, hi=MAX_ELO))
         if self.drawelo != FIT:
             object.__setattr__(self, "drawelo", check_number(owner, "drawelo", self.drawelo,
-                                                             lo=0.0, lo_open=True))
+                                                             lo=0.0, lo_open=True, hi=MAX_ELO))
         if self.draw_nu != FIT:
             object.__setattr__(self, "draw_nu", check_number(owner, "draw_nu", self.draw_nu,
-                                                             lo=0.0, hi_open=True))
-        object.__setattr__(self, "mean_rating", check_number(owner, "mean_rating",
-                                                             self.mean_rating))
+                                                             lo=0.0, hi=MAX_ELO))
+        object.__setattr__(self, "mean_rating", check_number(
+            owner, "mean_rating", self.mean_rating, lo=-MAX_RATING, hi=MAX_RATING))
         object.__setattr__(self, "tolerance_elo", check_number(
-            owner, "tolerance_elo", self.tolerance_elo, lo=0.0, lo_open=True))
-        object.__setattr__(self, "prior", check_number(owner, "prior", self.prior, lo=0.0))
+            owner, "tolerance_elo", self.tolerance_elo, lo=0.0, lo_open=True, hi=MAX_ELO))
+        object.__setattr__(self, "prior", check_number(owner, "prior", self.prior, lo=0.0,
+                                                       hi=MAX_COUNT))
+        if 0.0 < self.prior < MIN_PRIOR:
+            raise ConfigError(f"'prior' of {owner} must be 0 or a float in [1e-09, 1e+09]; "
+                              f"got {self.prior!r}")
         object.__setattr__(self, "max_newton", int(check_number(
-            owner, "max_newton", self.max_newton, lo=1, integer=True)))
+            owner, "max_newton", self.max_newton, lo=1, hi=1e6, integer=True)))
         if isinstance(self.anchor, (list, tuple, np.ndarray)):
             names = tuple(np.asarray(self.anchor, dtype=object).tolist())
             if not names:
@@ -168,7 +178,8 @@ class BTConfig:
             if not isinstance(row, (tuple, list)) or len(row) != 5:
                 raise ConfigError(f"'virtual_games' of BTConfig row {k} must be (player, "
                                   f"opponent, wins, draws, losses); got {row!r}")
-            counts = tuple(check_number(owner, f"virtual_games[{k}] {what}", v, lo=0.0)
+            counts = tuple(check_number(owner, f"virtual_games[{k}] {what}", v, lo=0.0,
+                                        hi=MAX_COUNT)
                            for what, v in zip(("wins", "draws", "losses"), row[2:]))
             if sum(counts) == 0.0:
                 raise ConfigError(f"'virtual_games' of BTConfig row {k}: no games")

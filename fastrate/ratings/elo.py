@@ -38,7 +38,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._validate import as_1d, as_float64, check_choice, check_number, check_type, require
+from fastrate._validate import (
+    as_1d,
+    as_float64,
+    check_choice,
+    check_number,
+    check_type,
+    format_value,
+    require,
+)
 from fastrate.data import Games, PlayerState, Ratings
 from fastrate.data.state import FIDE_REACHED, GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError
@@ -60,6 +68,14 @@ MARGIN_MODELS = ("none", "fte_nfl", "fte_nba", "world_football")
 UPDATES = ("game", "period")
 
 _INF = math.inf
+#: the ranges of EloConfig's parameters: no real rating list comes near them, and within
+#: them no parameter alone can overflow a rating (a game's change is at most
+#: K * margin multiplier * weight; K of the power schedule at most a / b^c <= 1e12)
+MAX_K = 1e6  #: K (and fide_k, a K of k_table, the power schedule's a): [0, 1e6]
+MIN_SCALE, MAX_SCALE = 1e-3, 1e9  #: scale: [1e-3, 1e9]
+MAX_RATING = 1e9  #: |initial_rating|, |advantage|, |regression_mean|: at most 1e9
+MIN_POWER_B = 1e-3  #: b of the power schedule: [1e-3, 1e9]
+MAX_POWER_C = 2.0  #: c of the power schedule: [0, 2]
 #: FIDE's K by games played: 40 for the first 30 games, 20 after
 _FIDE_TABLE = ((30.0, 40.0), (_INF, 20.0))
 
@@ -87,13 +103,13 @@ class EloConfig:
     update: str = "game"
 
     def __post_init__(self) -> None:
+        # ranges wide enough for any real rating list and narrow enough that no
+        # parameter alone can overflow a rating (docs/algorithms/elo.md, "Ranges")
         o = "EloConfig"
-        check_number(o, "k", self.k, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "scale", self.scale, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "advantage", self.advantage, lo=-_INF, hi=_INF, lo_open=True,
-                     hi_open=True)
+        check_number(o, "k", self.k, lo=0.0, hi=MAX_K)
+        check_number(o, "scale", self.scale, lo=MIN_SCALE, hi=MAX_SCALE)
+        check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
+        check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
         if self.cap is not None:
             check_number(o, "cap", self.cap, lo=0.0, hi=_INF, lo_open=True)
         check_choice(o, "k_schedule", self.k_schedule, K_SCHEDULES)
@@ -101,16 +117,15 @@ class EloConfig:
         check_choice(o, "update", self.update, UPDATES)
         check_number(o, "regression", self.regression, lo=0.0, hi=1.0)
         if self.regression_mean is not None:
-            check_number(o, "regression_mean", self.regression_mean, lo=-_INF, hi=_INF,
-                         lo_open=True, hi_open=True)
+            check_number(o, "regression_mean", self.regression_mean, lo=-MAX_RATING,
+                         hi=MAX_RATING)
         check_number(o, "fide_threshold", self.fide_threshold)
-        check_number(o, "fide_k", self.fide_k, lo=0.0, hi=_INF, hi_open=True)
-        if len(self.k_power) != 3:
+        check_number(o, "fide_k", self.fide_k, lo=0.0, hi=MAX_K)
+        if not isinstance(self.k_power, (tuple, list)) or len(self.k_power) != 3:
             raise ConfigError(f"'k_power' of EloConfig must be (a, b, c); got {self.k_power!r}")
-        check_number(o, "k_power[0]", self.k_power[0], lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "k_power[1]", self.k_power[1], lo=0.0, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "k_power[2]", self.k_power[2], lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "k_power[0]", self.k_power[0], lo=0.0, hi=MAX_K)
+        check_number(o, "k_power[1]", self.k_power[1], lo=MIN_POWER_B, hi=MAX_RATING)
+        check_number(o, "k_power[2]", self.k_power[2], lo=0.0, hi=MAX_POWER_C)
         if self.k_schedule in ("games", "rating", "fide"):
             table = self.k_table or _FIDE_TABLE if self.k_schedule == "fide" else self.k_table
             if not table:
@@ -122,7 +137,7 @@ class EloConfig:
                     raise ConfigError(f"'k_table' of EloConfig rows must be (upper bound, K); "
                                       f"got {row!r}")
                 check_number(o, "k_table bound", row[0], lo=-_INF, hi=_INF)
-                check_number(o, "k_table K", row[1], lo=0.0, hi=_INF, hi_open=True)
+                check_number(o, "k_table K", row[1], lo=0.0, hi=MAX_K)
                 bounds.append(float(row[0]))
             if any(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:])):
                 raise ConfigError(f"'k_table' of EloConfig bounds must increase; got {bounds}")
@@ -557,6 +572,49 @@ def rate(games: Games, config: EloConfig = EloConfig(), initial: Any = None,
     """
     check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
     check_type(config, EloConfig, "config must be an EloConfig")
+    out = _rate(games, config, initial, resets, record_pregame, predictions)
+    if not (_all_finite(out.rating) and (out.predictions is None
+                                         or _all_finite(out.predictions))):
+        raise _overflow_error(games, config, initial, resets)
+    return out
+
+
+def _all_finite(x: np.ndarray) -> bool:
+    """Whether every value is finite: a sum (no temporary array) is finite if they are,
+    and only when it is not are the values looked at one by one."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return math.isfinite(float(np.sum(x))) or bool(np.isfinite(x).all())
+
+
+def _overflow_error(games: Games, config: EloConfig, initial: Any, resets: Any) -> InputError:
+    """The error for a run whose ratings overflowed (huge weights or margins times K):
+    the first game after which a rating is not finite, found by bisecting on prefixes
+    of the games (only on this failure path), named with its row and players."""
+    lo, hi = 0, games.n_games  # the first `hi` games overflow, the first `lo` do not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        r = _rate(games.head(mid), config, initial, resets, False, True)
+        if _all_finite(r.rating) and _all_finite(r.predictions):
+            lo = mid
+        else:
+            hi = mid
+    g = hi - 1  # the game that overflowed
+    r = _rate(games.head(hi), config, initial, resets, False, True)
+    names = [games.players[games.white[g]], games.players[games.black[g]]]
+    rating = [float(r.rating[r.players.lookup[n]]) for n in names]
+    row = g if games.order is None else int(games.order[g])
+    weight = "" if games.weight is None else f", weight {float(games.weight[g]):g}"
+    margin = "" if games.margin is None else f", margin {float(games.margin[g]):g}"
+    return InputError(
+        f"Elo ratings overflowed at {games.source.where(row)}: {format_value(names[0])} "
+        f"against {format_value(names[1])} left ratings {rating[0]!r} and {rating[1]!r} "
+        f"(K {config.k:g}{weight}{margin}); a game changes a rating by up to K x margin "
+        "multiplier x weight: lower K, the weights or the margins")
+
+
+def _rate(games: Games, config: EloConfig, initial: Any, resets: Any, record_pregame: bool,
+          predictions: bool) -> Ratings:
+    """:func:`rate` after its type checks, without the final check for overflow."""
     if config.margin != "none" and games.margin is None:
         raise InputError(f"margin={config.margin!r} needs a margin per game (margin= column, "
                          "or home/away scores)")

@@ -82,6 +82,10 @@ __all__ = ["ElomConfig", "rate", "expected_score", "win_probabilities", "k_facto
 
 MODES = ("placing", "score")
 _INF = math.inf
+#: parameter ranges (far beyond any real use; within them a run stays finite): |base|
+#: <= 1e6; |score_origin| <= 1e15 and score_scale in [1e-3, 1e15]; |initial_rating| <= 1e9;
+#: k_start, k_final in [0, 1e6]; k_games 0 or in [1, 1e9]; spread, scale in [1e-3, 1e9]
+MAX_BASE, MAX_SCORE, MAX_RATING, MAX_K, MIN_SCALE = 1e6, 1e15, 1e9, 1e6, 1e-3
 
 
 @dataclass(frozen=True)
@@ -112,19 +116,19 @@ class ElomConfig:
             raise ConfigError(f"'base' of {o} must be a tuple of at least two base values "
                               f"(best place first); got {self.base!r}")
         for i, b in enumerate(self.base):
-            check_number(o, f"base[{i}]", b, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+            check_number(o, f"base[{i}]", b, lo=-MAX_BASE, hi=MAX_BASE)
         check_choice(o, "mode", self.mode, MODES)
-        check_number(o, "score_origin", self.score_origin, lo=-_INF, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "score_scale", self.score_scale, lo=0.0, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
-        check_number(o, "k_start", self.k_start, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "k_final", self.k_final, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "k_games", self.k_games, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "spread", self.spread, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "scale", self.scale, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "score_origin", self.score_origin, lo=-MAX_SCORE, hi=MAX_SCORE)
+        check_number(o, "score_scale", self.score_scale, lo=MIN_SCALE, hi=MAX_SCORE)
+        check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
+        check_number(o, "k_start", self.k_start, lo=0.0, hi=MAX_K)
+        check_number(o, "k_final", self.k_final, lo=0.0, hi=MAX_K)
+        check_number(o, "k_games", self.k_games, lo=0.0, hi=MAX_RATING)
+        if 0.0 < self.k_games < 1.0:  # K falls by (k_start - k_final) / k_games a game
+            raise ConfigError(f"'k_games' of {o} must be 0 or a float in [1, 1e+09]; got "
+                              f"{self.k_games!r}")
+        check_number(o, "spread", self.spread, lo=MIN_SCALE, hi=MAX_RATING)
+        check_number(o, "scale", self.scale, lo=MIN_SCALE, hi=MAX_RATING)
 
     @classmethod
     def tenhou(cls, **kw: Any) -> ElomConfig:

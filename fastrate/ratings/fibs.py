@@ -120,6 +120,11 @@ def _fibs_kernel(white, black, score, length, rating, experience, games_played, 
         games_played[lo] += 1
 
 
+#: the longest match length :func:`rate` accepts (points): real matches are at most a few
+#: dozen, and a rating moves by up to 4 K sqrt(length) a match
+MAX_LENGTH = 1e6
+
+
 def match_lengths(length: Any, name: str = "length") -> np.ndarray:
     """Match lengths (any shape) as float64, each a whole number of points >= 1."""
     return as_checked_floats(length, name, lo=1.0, integer=True,
@@ -213,14 +218,15 @@ class FibsConfig:
 
     def __post_init__(self) -> None:
         o = "FibsConfig"
-        check_number(o, "initial_rating", self.initial_rating, lo=-math.inf, hi=math.inf,
-                     lo_open=True, hi_open=True)
+        # ranges: see docs/algorithms/fibs.md ("Ranges"); within them no parameter alone
+        # can overflow a rating
+        check_number(o, "initial_rating", self.initial_rating, lo=-1e9, hi=1e9)
         if not isinstance(self.use_experience, (bool, np.bool_)):
             raise ConfigError(f"'use_experience' of FibsConfig must be True or False; got "
                               f"{self.use_experience!r}")
-        check_number(o, "k", self.k, lo=0.0, hi=math.inf, hi_open=True)
-        check_number(o, "k_max", self.k_max, lo=0.0, hi=math.inf, hi_open=True)
-        check_number(o, "k_min", self.k_min, lo=0.0, hi=math.inf, hi_open=True)
+        check_number(o, "k", self.k, lo=0.0, hi=1e6)
+        check_number(o, "k_max", self.k_max, lo=0.0, hi=1e6)
+        check_number(o, "k_min", self.k_min, lo=0.0, hi=1e6)
         check_number(o, "experience_scale", self.experience_scale, lo=0.0, hi=math.inf,
                      lo_open=True, hi_open=True)
         if self.k_min > self.k_max:
@@ -285,17 +291,17 @@ def rate(games: Games, config: FibsConfig = FibsConfig(), initial: Any = None,
         if raw.shape[0] != n:
             raise InputError(f"'length' must have one value per match ({n}); got "
                              f"{raw.shape[0]}")
-        bad = (raw < 1) | (raw != np.floor(raw))
+        bad = (raw < 1) | (raw != np.floor(raw)) | (raw > MAX_LENGTH)
         if bad.any():
-            raise fail_at("length", "must be a match length, a whole number of points >= 1",
-                          raw, int(np.argmax(bad)), games.source)
+            raise fail_at("length", "must be a match length, a whole number of points in "
+                          "[1, 1e6]", raw, int(np.argmax(bad)), games.source)
         lengths = raw if games.order is None else raw[games.order]
     elif games.weight is not None:
         lengths = games.weight
-        bad = (lengths < 1) | (lengths != np.floor(lengths))
+        bad = (lengths < 1) | (lengths != np.floor(lengths)) | (lengths > MAX_LENGTH)
         if bad.any():
-            raise _refuse_game(games, bad, "weight",
-                               "(the match length) must be a whole number of points >= 1",
+            raise _refuse_game(games, bad, "weight", "(the match length) must be a whole "
+                               "number of points in [1, 1e6]",
                                lengths)
     else:
         lengths = np.ones(n, dtype=np.float64)

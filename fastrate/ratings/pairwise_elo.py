@@ -71,10 +71,11 @@ class PairwiseEloConfig:
 
     def __post_init__(self) -> None:
         o = "PairwiseEloConfig"
-        check_number(o, "k", self.k, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "scale", self.scale, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "initial_rating", self.initial_rating, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
+        # ranges as Elo's (docs/algorithms/pairwise_elo.md): K in [0, 1e6], scale in
+        # [1e-3, 1e9], |initial_rating| <= 1e9
+        check_number(o, "k", self.k, lo=0.0, hi=1e6)
+        check_number(o, "scale", self.scale, lo=1e-3, hi=1e9)
+        check_number(o, "initial_rating", self.initial_rating, lo=-1e9, hi=1e9)
 
 
 def expected_score(rating_a: Any, rating_b: Any, scale: float = 400.0) -> Any:

@@ -84,6 +84,10 @@ __all__ = ["TrueSkillConfig", "rate", "rate_match", "expected_score", "win_proba
            "draw_probability", "draw_margin", "match_quality", "STATE"]
 
 _INF = math.inf
+#: parameter ranges: |mu| <= 1e6; sigma, beta in [1e-3, 1e6]; tau in [0, 1e6];
+#: draw_probability 0 or in [1e-6, 1 - 1e-6] (a tie needs a margin that is not lost in
+#: rounding); |conservative_k| <= 1000
+MAX_MU, MIN_SIGMA, MAX_SIGMA, MIN_DRAW, MAX_CONSERVATIVE_K = 1e6, 1e-3, 1e6, 1e-6, 1e3
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _PI_OVER_SQRT3 = math.pi / math.sqrt(3.0)
@@ -118,15 +122,19 @@ class TrueSkillConfig:
 
     def __post_init__(self) -> None:
         o = "TrueSkillConfig"
-        check_number(o, "mu", self.mu, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
-        for name in ("sigma", "beta", "tolerance"):
-            check_number(o, name, getattr(self, name), lo=0.0, hi=_INF, lo_open=True,
-                         hi_open=True)
-        check_number(o, "tau", self.tau, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "draw_probability", self.draw_probability, lo=0.0, hi=1.0,
+        # ranges (docs/algorithms/trueskill.md, "Ranges"): far beyond any real use, and
+        # narrow enough that every run stays finite
+        check_number(o, "mu", self.mu, lo=-MAX_MU, hi=MAX_MU)
+        for name in ("sigma", "beta"):
+            check_number(o, name, getattr(self, name), lo=MIN_SIGMA, hi=MAX_SIGMA)
+        check_number(o, "tolerance", self.tolerance, lo=0.0, hi=_INF, lo_open=True,
                      hi_open=True)
-        check_number(o, "conservative_k", self.conservative_k, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
+        check_number(o, "tau", self.tau, lo=0.0, hi=MAX_SIGMA)
+        if self.draw_probability != 0.0:
+            check_number(o, "draw_probability", self.draw_probability, lo=MIN_DRAW,
+                         hi=1.0 - MIN_DRAW)
+        check_number(o, "conservative_k", self.conservative_k, lo=-MAX_CONSERVATIVE_K,
+                     hi=MAX_CONSERVATIVE_K)
         check_number(o, "max_iterations", self.max_iterations, lo=1.0, hi=1e6, integer=True)
 
     def draw_factor(self) -> float:

@@ -65,6 +65,10 @@ WEIGHT_RULES = ("partial", "openskill")
 MARGIN_RULES = ("evidence", "openskill")
 PREDICTS = ("logistic", "normal")
 _INF = math.inf
+#: parameter ranges: |mu| <= 1e6; sigma, beta in [1e-3, 1e6]; tau, epsilon in [0, 1e6];
+#: |conservative_k| <= 1000; weight_bounds within [1e-3, 1e3]
+MAX_MU, MIN_SIGMA, MAX_SIGMA, MAX_CONSERVATIVE_K = 1e6, 1e-3, 1e6, 1e3
+MIN_WEIGHT_BOUND, MAX_WEIGHT_BOUND = 1e-3, 1e3
 
 
 @dataclass(frozen=True)
@@ -116,17 +120,18 @@ class WengLinConfig:
             raise ConfigError(f"'model' of {o} must be one of {', '.join(map(repr, MODELS))} "
                               f"(or openskill's class names); got {self.model!r}")
         object.__setattr__(self, "model", _MODEL_KEYS[key])
-        check_number(o, "mu", self.mu, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        # ranges (docs/algorithms/weng_lin.md, "Ranges"): far beyond any real use, and
+        # narrow enough that every run stays finite
+        check_number(o, "mu", self.mu, lo=-MAX_MU, hi=MAX_MU)
         for name in ("sigma", "beta"):
-            check_number(o, name, getattr(self, name), lo=0.0, hi=_INF, lo_open=True,
-                         hi_open=True)
+            check_number(o, name, getattr(self, name), lo=MIN_SIGMA, hi=MAX_SIGMA)
         check_number(o, "kappa", self.kappa, lo=0.0, hi=1.0, lo_open=True)
-        check_number(o, "tau", self.tau, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "epsilon", self.epsilon, lo=0.0, hi=_INF, hi_open=True)
+        check_number(o, "tau", self.tau, lo=0.0, hi=MAX_SIGMA)
+        check_number(o, "epsilon", self.epsilon, lo=0.0, hi=MAX_SIGMA)
         check_number(o, "window", self.window, lo=1.0, hi=1e9, integer=True)
         check_number(o, "margin", self.margin, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "conservative_k", self.conservative_k, lo=-_INF, hi=_INF,
-                     lo_open=True, hi_open=True)
+        check_number(o, "conservative_k", self.conservative_k, lo=-MAX_CONSERVATIVE_K,
+                     hi=MAX_CONSERVATIVE_K)
         for name in ("limit_sigma", "balance"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ConfigError(f"'{name}' of {o} must be true or false; got "
@@ -138,9 +143,8 @@ class WengLinConfig:
         if not isinstance(b, tuple) or len(b) != 2:
             raise ConfigError(f"'weight_bounds' of {o} must be a pair (lo, hi) with "
                               f"0 < lo <= hi; got {b!r}")
-        lo = check_number(o, "weight_bounds[0]", b[0], lo=0.0, hi=_INF, lo_open=True,
-                          hi_open=True)
-        hi = check_number(o, "weight_bounds[1]", b[1], lo=lo, hi=_INF, hi_open=True)
+        lo = check_number(o, "weight_bounds[0]", b[0], lo=MIN_WEIGHT_BOUND, hi=MAX_WEIGHT_BOUND)
+        hi = check_number(o, "weight_bounds[1]", b[1], lo=lo, hi=MAX_WEIGHT_BOUND)
         object.__setattr__(self, "weight_bounds", (lo, hi))
 
     # presets: one per model, openskill's defaults otherwise
