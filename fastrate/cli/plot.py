@@ -75,7 +75,7 @@ def plot_group() -> None:
 
 @plot_group.command("trajectories")
 @_data_options(multiple=False)
-@click.option("--player", "players", multiple=True, metavar="NAME", help="A player to draw "
+@click.option("--show", "players", multiple=True, metavar="NAME", help="A player to draw "
               "(repeatable; default: the top players).")
 @click.option("--top", default=10, show_default=True, type=click.IntRange(1, 40),
               help="Draw the N best players (by the conservative rating where the system "
@@ -158,7 +158,7 @@ def metrics_command(file, example, systems, window, output, dpi, title, input_fo
 
 @plot_group.command("head-to-head")
 @_data_options(multiple=False)
-@click.option("--player", "players", multiple=True, metavar="NAME",
+@click.option("--show", "players", multiple=True, metavar="NAME",
               help="A player of the matrix (repeatable; default: the top players).")
 @click.option("--top", default=10, show_default=True, type=click.IntRange(2, 40),
               help="The N best players.")

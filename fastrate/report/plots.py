@@ -34,7 +34,8 @@ from fastrate.data import Games, Matches, RatingHistory, Ratings
 from fastrate.errors import ConfigError, InputError
 
 __all__ = ["OKABE_ITO", "STYLE", "save_figure", "figure_bytes", "trajectories",
-           "distribution", "calibration", "metrics_over_time", "head_to_head", "tuning",
+           "distribution", "calibration", "metrics_over_time", "head_to_head",
+           "head_to_head_table", "tuning", "wilson_band", "outcomes", "image_format",
            "IMAGE_FORMATS"]
 
 #: Okabe & Ito (2008), "Color Universal Design": black first, yellow last (weak on white)
@@ -410,12 +411,11 @@ def metrics_over_time(data: Games | Matches, runs: Mapping[str, Ratings],
     return fig
 
 
-def head_to_head(data: Games | Matches, ratings: Ratings, top: int = 10,
-                 players: Sequence[Any] | None = None, title: str | None = None) -> Any:
-    """The top ``top`` players (or ``players``) against each other: every cell is the row
-    player's mean observed score against the column player, the walk-forward predicted
-    mean below it and the number of games; the colour is observed minus predicted."""
-    top = _check_count(top, "top")
+def head_to_head_table(data: Games | Matches, ratings: Ratings, ids: Sequence[int]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Between the players ``ids`` (into ``ratings.players``): ``observed[i, j]`` and
+    ``predicted[i, j]``, player i's summed score and walk-forward expected score against
+    player j, and ``count[i, j]`` their games."""
     if isinstance(data, Matches):
         if not data.is_two_player():
             raise ConfigError("a head-to-head matrix needs two-player games; these matches "
@@ -423,10 +423,7 @@ def head_to_head(data: Games | Matches, ratings: Ratings, top: int = 10,
         data = data.to_games()
     p, y, _ = outcomes(data, ratings)
     index = ratings.players
-    if players:
-        ids = np.array([index.id_of(x) for x in players], dtype=np.int64)
-    else:
-        ids = _top_ids(ratings, top)
+    ids = np.asarray(ids, dtype=np.int64)
     k = ids.shape[0]
     if data.players is index:
         w, b = data.white, data.black
@@ -445,6 +442,22 @@ def head_to_head(data: Games | Matches, ratings: Ratings, top: int = 10,
         np.add.at(obs, (a, c), s)
         np.add.at(pred, (a, c), q)
         np.add.at(cnt, (a, c), 1.0)
+    return obs, pred, cnt
+
+
+def head_to_head(data: Games | Matches, ratings: Ratings, top: int = 10,
+                 players: Sequence[Any] | None = None, title: str | None = None) -> Any:
+    """The top ``top`` players (or ``players``) against each other: every cell is the row
+    player's mean observed score against the column player, the walk-forward predicted
+    mean below it and the number of games; the colour is observed minus predicted."""
+    top = _check_count(top, "top")
+    index = ratings.players
+    if players:
+        ids = np.array([index.id_of(x) for x in players], dtype=np.int64)
+    else:
+        ids = _top_ids(ratings, top)
+    k = ids.shape[0]
+    obs, pred, cnt = head_to_head_table(data, ratings, ids)
     with np.errstate(invalid="ignore", divide="ignore"):
         mo, mp = obs / cnt, pred / cnt
     names = _names(index.names[ids])
