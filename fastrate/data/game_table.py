@@ -254,6 +254,8 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
                                      "columns home_score/away_score, or map one with --score")
     if margin is not None:
         lay.margin = pick(margin, "margins")
+    elif lay.points is None:
+        lay.margin = lower.get("margin")  # a column named margin (else from the points)
     # time, period, weight, neutral
     lay.time = pick(time, "times") if time is not None else find_column(lower, TIME_COLUMNS)
     lay.period = period_column(period, cols, lower)

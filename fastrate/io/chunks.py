@@ -26,6 +26,7 @@ from fastrate.data.game_table import release_arrow_memory
 from fastrate.errors import InputError
 from fastrate.io.tables import (
     CSV_BLOCK_SIZE,
+    check_content,
     check_encoding,
     check_text,
     column_names,
@@ -33,8 +34,10 @@ from fastrate.io.tables import (
     csv_read_options,
     format_of,
     not_utf8_file,
+    ragged_row,
     read_error,
     read_table,
+    text_source,
 )
 
 __all__ = ["input_files", "iter_tables", "sorted_tables", "CHUNK_ROWS", "GAME_FILE_SUFFIXES",
@@ -120,6 +123,8 @@ def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
             if fmt != "parquet" and encoding == "utf-8" and "utf8" in str(exc).lower():
                 raise not_utf8_file(path, fmt) from None
+            if fmt == "csv" and "columns, got" in str(exc):
+                raise ragged_row(path, encoding, exc) from None
             raise read_error(path, fmt, exc) from None
 
 
@@ -171,7 +176,9 @@ def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int,
     import pyarrow as pa
     from pyarrow import csv
 
-    reader = csv.open_csv(path, read_options=csv_read_options(CSV_BLOCK_SIZE, encoding),
+    check_content(path, "csv")
+    reader = csv.open_csv(text_source(path),
+                          read_options=csv_read_options(CSV_BLOCK_SIZE, encoding),
                           parse_options=csv.ParseOptions(delimiter=csv_delimiter(path)),
                           convert_options=csv.ConvertOptions(include_columns=columns or [],
                                                              strings_can_be_null=True))
@@ -187,6 +194,8 @@ def _csv_chunks(path: Path, columns: list[str] | None, chunk_rows: int,
             first = str(exc).strip().splitlines()[0]
             if encoding == "utf-8" and "utf8" in first.lower():
                 raise not_utf8_file(path, "csv") from None
+            if "columns, got" in first:
+                raise ragged_row(path, encoding, exc) from None
             raise InputError(f"cannot read {path} as csv after row {offset + rows:,}: {first} "
                              "(a column's type changes after the first block: check that "
                              "row, or read the file whole without chunks)") from None

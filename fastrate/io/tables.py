@@ -22,7 +22,8 @@ from fastrate.data.state import FIRST_LINE_KEY, SOURCE_KEY
 from fastrate.errors import InputError
 
 __all__ = ["read_table", "read_games", "read_ratings", "games_from_table", "write_table",
-           "table_writer", "csv_delimiter", "read_error", "check_text", "check_encoding",
+           "table_writer", "csv_delimiter", "read_error", "check_text", "check_encoding", "ragged_row", "text_source",
+           "compression_of", "check_content", "check_header",
            "csv_read_options", "not_utf8_file", "check_path", "check_options", "GAME_OPTIONS",
            "atomic_file", "to_arrow_table", "source_for", "format_of", "FORMATS"]
 
@@ -34,7 +35,11 @@ FORMATS = ("csv", "parquet", "json")
 # tables in
 
 
-def format_of(path: str | os.PathLike, fmt: str | None) -> str:
+def format_of(path: str | os.PathLike, fmt: str | None, output: bool = False) -> str:
+    """The format of a file: ``fmt`` when given, else from its name (``.csv``,
+    ``.parquet``, ``.json`` and their compressed forms), else CSV for a device or pipe.
+    ``output``: the file is written (the hint then names ``--format``, else
+    ``--input-format``)."""
     if fmt is not None:
         if fmt not in FORMATS:
             raise InputError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -50,8 +55,9 @@ def format_of(path: str | os.PathLike, fmt: str | None) -> str:
             return f
     if is_special_file(resolve_target(path)):
         return "csv"  # a device or a pipe (/dev/null, /dev/stdout, a FIFO): CSV unless told
+    option = "--format" if output else "--input-format"
     raise InputError(f"cannot tell the format of {path}: name it .csv, .parquet or .json, "
-                     "or pass --format / format=")
+                     f"or pass {option} (format=)")
 
 
 def csv_delimiter(path: Path) -> str:
@@ -73,7 +79,7 @@ def _csv_header(path: Path, encoding: str = "utf-8") -> list[str]:
 
     import pyarrow as pa
 
-    with pa.input_stream(str(path), compression="detect") as fh:
+    with pa.input_stream(str(path), compression=compression_of(path)) as fh:
         head = fh.read(1 << 16)
     line = head.split(b"\n", 1)[0].rstrip(b"\r").decode(
         "utf-8-sig" if encoding == "utf-8" else encoding, errors="replace")
@@ -112,13 +118,34 @@ def read_table(path: str | os.PathLike, format: str | None = None,
                 "-", ""):
             raise not_utf8_file(p, fmt) from None
         raise read_error(path, fmt, exc) from None
+    check_header(table.column_names, p.name)
     return check_text(table, source_for(p.name, fmt), encoding)
+
+
+def check_header(names: list[str], where: str) -> None:
+    """Refuse two columns of one name (a reader would silently take one of them)."""
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen:
+            raise InputError(f"{where} has two columns named {name!r} (columns {seen[name] + 1} "
+                             f"and {i + 1}); rename one, so that every column has its own name")
+        seen[name] = i
+
+
+def _padded_hint(names: list[str]) -> str:
+    """A note on column names with spaces around them (``white, black``), else ''."""
+    padded = [n for n in names if isinstance(n, str) and n != n.strip()]
+    if not padded:
+        return ""
+    return (f"; note: the column names {', '.join(repr(n) for n in padded)} have spaces "
+            "around them (is the file separated by ', '?): remove the spaces")
 
 
 def _read_any(p: Path, fmt: str, columns: list[str] | None, text_columns: tuple[str, ...],
               dictionary_columns: tuple[str, ...], encoding: str):
     import pyarrow as pa
 
+    check_content(p, fmt)
     if fmt == "csv":
         from pyarrow import csv
 
@@ -135,12 +162,19 @@ def _read_any(p: Path, fmt: str, columns: list[str] | None, text_columns: tuple[
         # takes the column types from the first block; when a later block does not
         # fit them, read_csv infers them from the whole file
         try:
-            return csv.open_csv(p, read_options=csv_read_options(CSV_BLOCK_SIZE, encoding),
+            return csv.open_csv(text_source(p),
+                                read_options=csv_read_options(CSV_BLOCK_SIZE, encoding),
                                 parse_options=parse, convert_options=convert).read_all()
         except pa.ArrowInvalid:
             pass
-        return csv.read_csv(p, read_options=csv_read_options(CSV_READ_BLOCK_SIZE, encoding),
-                            parse_options=parse, convert_options=convert)
+        try:
+            return csv.read_csv(text_source(p),
+                                read_options=csv_read_options(CSV_READ_BLOCK_SIZE, encoding),
+                                parse_options=parse, convert_options=convert)
+        except pa.ArrowInvalid as exc:
+            if "columns, got" in str(exc):
+                raise ragged_row(p, encoding, exc) from None
+            raise
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -252,6 +286,29 @@ def _undecodable(name: str, col: Any, source: Source, encoding: str) -> InputErr
     return InputError(f"column '{name}' must be UTF-8 text; {_ENCODING_FIX}")
 
 
+def ragged_row(p: Path, encoding: str, exc: BaseException) -> InputError:
+    """The error for a CSV row with more or fewer fields than the header: its line."""
+    import csv as pycsv
+    import io
+
+    import pyarrow as pa
+
+    first = str(exc).strip().splitlines()[0]
+    with pa.input_stream(str(p), compression=compression_of(p)) as fh:
+        text = io.TextIOWrapper(io.BytesIO(fh.read()), encoding="utf-8-sig"
+                                if encoding == "utf-8" else encoding, errors="replace",
+                                newline="")
+    reader = pycsv.reader(text, delimiter=csv_delimiter(p))
+    header = next(reader, [])
+    for row in reader:
+        if row and len(row) != len(header):
+            return InputError(f"cannot read {p.name} as csv: CSV parse error at line "
+                              f"{reader.line_num}: {len(row)} fields but the header has {len(header)} "
+                              f"({', '.join(header)}); found {csv_delimiter(p).join(row)!r}; "
+                              "fix that line (quote a field that holds the separator)")
+    return InputError(f"cannot read {p.name} as csv: {first}")
+
+
 def not_utf8_file(p: Path, fmt: str) -> InputError:
     """The error for a text file whose bytes are not UTF-8: the line and byte offset
     (in the decompressed text) of the first byte that does not decode."""
@@ -261,7 +318,7 @@ def not_utf8_file(p: Path, fmt: str) -> InputError:
 
     decoder = codecs.getincrementaldecoder("utf-8")()
     done = line = 0
-    with pa.input_stream(str(p), compression="detect") as fh:
+    with pa.input_stream(str(p), compression=compression_of(p)) as fh:
         while True:
             block = fh.read(1 << 20)
             try:
@@ -288,10 +345,12 @@ def read_error(path: Any, fmt: str, exc: BaseException) -> InputError:
 
 
 def _read_json(p: Path, encoding: str = "utf-8"):
-    """JSON: an array of records, an object of columns, or newline-delimited records."""
+    """JSON: an array of records, an object of columns, or newline-delimited records.
+    A column that mixes kinds of values (text and numbers, lists and single values) is
+    refused, naming the column, row (from 1) and value."""
     import pyarrow as pa
 
-    with pa.input_stream(p, compression="detect") as fh:  # .json.gz works too
+    with pa.input_stream(str(p), compression=compression_of(p)) as fh:  # .json.gz too
         raw = fh.read()
     try:
         text = raw.decode("utf-8-sig" if encoding == "utf-8" else encoding)
@@ -304,14 +363,122 @@ def _read_json(p: Path, encoding: str = "utf-8"):
         rows = json.loads(text)
         if not rows:
             raise InputError(f"{p} holds no rows")
+        _check_json_records(rows, p.name, "row")
         return pa.Table.from_pylist(rows)
     if stripped.startswith("{") and "\n{" not in stripped.strip():
         obj = json.loads(text)
         if isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
+            for name, values in obj.items():
+                _check_json_column(name, values, p.name, "row")
             return pa.table(obj)
     from pyarrow import json as pajson
 
-    return pajson.read_json(pa.BufferReader(text.encode("utf-8")))
+    try:
+        return pajson.read_json(pa.BufferReader(text.encode("utf-8")))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # name the column, line and value (Arrow counts rows from 0 and names no value)
+        lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
+        rows = []
+        for number, line in lines:
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise InputError(f"cannot read {p.name} as json: line {number} is not a JSON "
+                                 f"record: {exc}") from None
+        _check_json_records(rows, p.name, "line", [n for n, _ in lines])
+        raise
+
+
+def _json_kind(value: Any) -> str | None:
+    """The kind of a JSON value, for the one-kind-per-column check (None: null)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _check_json_records(rows: Any, name: str, unit: str,
+                        numbers: list[int] | None = None) -> None:
+    """Every record an object, and every field one kind of value across the records."""
+    if not isinstance(rows, list):
+        raise InputError(f"{name} must hold an array of records; found {type(rows).__name__}")
+    first: dict[str, tuple[str, int, Any]] = {}
+    for i, row in enumerate(rows):
+        where = f"{unit} {numbers[i] if numbers else i + 1} of {name}"
+        if not isinstance(row, dict):
+            raise InputError(f"every record of {name} must be an object ({{\"white\": ...}}); "
+                             f"found {row!r} at {where}")
+        for key, value in row.items():
+            kind = _json_kind(value)
+            if kind is None:
+                continue
+            seen = first.setdefault(key, (kind, i, value))
+            if seen[0] != kind:
+                was = f"{unit} {numbers[seen[1]] if numbers else seen[1] + 1}"
+                raise InputError(f"column '{key}' must hold one kind of value; found "
+                                 f"{value!r} ({kind}) at {where}, after {seen[0]} "
+                                 f"({seen[2]!r} at {was}); fix the value, or write every "
+                                 "value of the column alike (e.g. quote all names)")
+
+
+def _check_json_column(key: str, values: list, name: str, unit: str) -> None:
+    _check_json_records([{key: v} for v in values], name, unit)
+
+
+#: leading bytes of the compressed formats Arrow reads, by codec
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\x28\xb5\x2f\xfd", "zstd"),
+          (b"\x04\x22\x4d\x18", "lz4"))
+
+
+def compression_of(p: Path) -> str | None:
+    """The compression of a text file: from its name (``.gz`` ...), else from its first
+    bytes (a gzip file named ``games.csv`` is read as gzip); None when plain."""
+    codec = _COMPRESSION.get(p.suffix.lower())
+    if codec is not None:
+        return codec
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return None
+    return next((c for magic, c in _MAGIC if head.startswith(magic)), None)
+
+
+def text_source(p: Path) -> Any:
+    """What Arrow's CSV reader should open: the path, or a decompressing stream when the
+    content is compressed but the name does not say so."""
+    import pyarrow as pa
+
+    codec = compression_of(p)
+    if codec is None or _COMPRESSION.get(p.suffix.lower()) is not None:
+        return p
+    return pa.input_stream(str(p), compression=codec)
+
+
+def check_content(p: Path, fmt: str) -> None:
+    """Refuse a file whose content is plainly of another format than ``fmt`` (a Parquet
+    file named ``.csv``, a text file named ``.parquet``), saying what it is."""
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return
+    if fmt != "parquet" and head == b"PAR1":
+        raise InputError(f"cannot read {p.name} as {fmt}: it is a Parquet file (its content "
+                         "says so); name it .parquet or pass --input-format parquet "
+                         "(format='parquet')")
+    if fmt == "parquet" and head and head != b"PAR1":
+        codec = next((c for magic, c in _MAGIC if head.startswith(magic)), None)
+        what = f"a {codec} file" if codec else "not a Parquet file (it does not start with PAR1)"
+        raise InputError(f"cannot read {p.name} as parquet: it is {what}; name it for its "
+                         "format (.csv, .csv.gz, .json) or pass --input-format")
 
 
 def source_for(source: str | Source | None, format: str | None = None) -> Source:
@@ -370,7 +537,8 @@ def column_names(path: Path, fmt: str, encoding: str = "utf-8") -> list[str] | N
         if fmt == "csv":
             from pyarrow import csv
 
-            reader = csv.open_csv(path, read_options=csv_read_options(1 << 16, encoding),
+            reader = csv.open_csv(text_source(path),
+                                  read_options=csv_read_options(1 << 16, encoding),
                                   parse_options=csv.ParseOptions(delimiter=csv_delimiter(path)))
             return list(reader.schema.names)
         if fmt == "parquet":
@@ -396,7 +564,15 @@ def read_needed_columns(path: str | os.PathLike, format: str | None,
     fmt = format_of(p, format)
     encoding = check_encoding(encoding)
     names = column_names(p, fmt, encoding)
-    wanted = None if names is None else columns_of(names, p.name)
+    if names is not None:
+        check_header(names, p.name)
+    try:
+        wanted = None if names is None else columns_of(names, p.name)
+    except InputError as exc:
+        hint = _padded_hint(names or [])
+        if not hint:
+            raise
+        raise InputError(f"{exc}{hint}") from None
     dictionary = () if names is None or dictionary_of is None or fmt != "parquet" \
         else tuple(dictionary_of(names, p.name))
     extra = {} if encoding == "utf-8" else {"encoding": encoding}
@@ -504,10 +680,10 @@ def write_table(table: Any, path: str | os.PathLike | None, format: str | None =
             raise InputError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
         _write(table, stream, fmt)
         return
-    fmt = format_of(path, format)
+    fmt = format_of(path, format, output=True)
     if format is not None:
         try:
-            by_name = format_of(path, None)
+            by_name = format_of(path, None, output=True)
         except InputError:
             by_name = None
         if by_name is not None and by_name != fmt:
@@ -531,7 +707,7 @@ def table_writer(path: str | os.PathLike, format: str | None = None
     block ends without an error, and not at all otherwise."""
     import pyarrow as pa
 
-    fmt = format_of(path, format)
+    fmt = format_of(path, format, output=True)
     target, codec = _write_target(path, fmt)
     pieces: list[Any] = []
     with atomic_file(target) as fh:
