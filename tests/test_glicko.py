@@ -173,6 +173,51 @@ def test_matches_reference(scenario, config):
     _compare(r, players, preds)
 
 
+@settings(max_examples=40)
+@given(scenarios(), st.sampled_from([0.0, 35.0, -120.0]), st.booleans(), st.data())
+def test_advantage_and_first_period_growth_match_reference(scenario, advantage, first, data):
+    """The home advantage (PlayerRatings' gamma) enters both players' E and the
+    prediction; neutral games get none; a new player's first period can grow his RD."""
+    periods, white, black, score, initial = scenario
+    neutral = [data.draw(st.booleans()) for _ in white]
+    config = GlickoConfig(c=40.0, advantage=advantage, first_period_growth=first)
+    games = Games.from_arrays(white, black, score, period=np.array(periods, dtype=np.int64),
+                              neutral=neutral)
+    r = glicko.rate(games, config, initial=initial)
+    players, preds = ref.rate(list(zip(periods, white, black, score)), c=40.0,
+                              state=_ref_state(initial), advantage=advantage,
+                              first_period_growth=first,
+                              neutral=frozenset(k for k, x in enumerate(neutral) if x))
+    _compare(r, players, preds)
+
+
+def test_advantage_is_the_first_players_rating_raised():
+    """Two new players, one game: with advantage h the update equals the one of a first
+    player rated h points higher (PlayerRatings' gamma), and a neutral game ignores h."""
+    games = Games.from_arrays(["a"], ["b"], [1.0], period=[0])
+    shifted = glicko.rate(games, initial={"player": ["a", "b"], "rating": [1600.0, 1500.0]})
+    r = glicko.rate(games, GlickoConfig(advantage=100.0))
+    assert r.predictions[0] == shifted.predictions[0] > 0.5
+    assert r.rd.tolist() == shifted.rd.tolist()
+    np.testing.assert_allclose(r.rating - [1500.0, 1500.0], shifted.rating - [1600.0, 1500.0],
+                               rtol=1e-13)
+    plain = glicko.rate(games)
+    neutral = glicko.rate(Games.from_arrays(["a"], ["b"], [1.0], period=[0], neutral=[True]),
+                          GlickoConfig(advantage=100.0))
+    assert neutral.rating.tolist() == plain.rating.tolist()
+    assert neutral.predictions[0] == plain.predictions[0] == 0.5
+
+
+def test_first_period_growth_grows_a_new_players_rd_once():
+    games = Games.from_arrays(["a"], ["b"], [1.0], period=[3])
+    r = glicko.rate(games, GlickoConfig(initial_rd=100.0, c=50.0, first_period_growth=True))
+    grown = glicko.rate(games, GlickoConfig(c=50.0), initial={
+        "player": ["a", "b"], "rating": [1500.0, 1500.0], "rd": [100.0, 100.0],
+        "last_period": [2, 2]})
+    assert r.rating.tolist() == grown.rating.tolist() and r.rd.tolist() == grown.rd.tolist()
+    assert r.rd[0] > glicko.rate(games, GlickoConfig(initial_rd=100.0, c=50.0)).rd[0]
+
+
 @settings(max_examples=30)
 @given(scenarios())
 def test_no_period_is_one_period(scenario):

@@ -198,6 +198,47 @@ def test_matches_reference(scenario, config):
 
 
 @settings(max_examples=40)
+@given(scenarios(), st.sampled_from([0.0, 100.0, -40.0]), st.sampled_from([math.inf, 360.0, 120.0]),
+       st.data())
+def test_advantage_and_max_rd_match_reference(scenario, advantage, max_rd, data):
+    """The home advantage (PlayerRatings' gamma: the first player's rating raised in both
+    E and the prediction, none in neutral games) and the cap on RD (rdmax)."""
+    periods, white, black, score, initial = scenario
+    neutral = [data.draw(st.booleans()) for _ in white]
+    config = Glicko2Config(advantage=advantage, max_rd=max_rd, initial_rd=min(350.0, max_rd),
+                           initial_volatility=0.5, epsilon=1e-12)
+    games = Games.from_arrays(white, black, score, period=np.array(periods, dtype=np.int64),
+                              neutral=neutral)
+    r = glicko2.rate(games, config, initial=initial)
+    players, preds = ref.rate(
+        list(zip(periods, white, black, score)), initial_rd=config.initial_rd,
+        initial_volatility=0.5, epsilon=1e-12, state=_ref_state(initial), advantage=advantage,
+        max_rd=max_rd, neutral=frozenset(k for k, x in enumerate(neutral) if x))
+    _compare(r, players, preds)
+
+
+def test_advantage_is_the_first_players_rating_raised():
+    games = Games.from_arrays(["a"], ["b"], [1.0], period=[0])
+    shifted = glicko2.rate(games, initial={"player": ["a", "b"], "rating": [1600.0, 1500.0]})
+    r = glicko2.rate(games, Glicko2Config(advantage=100.0))
+    assert r.predictions[0] == shifted.predictions[0] > 0.5
+    np.testing.assert_allclose(r.rating - [1500.0, 1500.0], shifted.rating - [1600.0, 1500.0],
+                               rtol=1e-12)
+    assert r.rd.tolist() == shifted.rd.tolist()
+
+
+def test_max_rd_caps_the_growth_of_an_absent_player():
+    games = Games.from_arrays(["a", "a"], ["b", "b"], [1.0, 0.0], period=[0, 500])
+    free = glicko2.rate(games, Glicko2Config(initial_rd=250.0, initial_volatility=0.2))
+    capped = glicko2.rate(games, Glicko2Config(initial_rd=250.0, initial_volatility=0.2,
+                                               max_rd=300.0))
+    # 500 idle periods grow RD to 1000+ before the second game; capped at 300 it ends
+    # below that after the game
+    assert free.rd.max() > 600.0
+    assert capped.rd.max() < 300.0
+
+
+@settings(max_examples=40)
 @given(scenarios(), st.sampled_from([0.3, 0.5, 1.2]))
 def test_matches_reference_default_epsilon(scenario, tau):
     periods, white, black, score, initial = scenario

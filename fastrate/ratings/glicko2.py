@@ -149,7 +149,7 @@ class Glicko2Config:
 
 # rows of the volatility solver's work buffer that solve_block fills (rows 0-3 are its
 # input: sigma, phi^2, 1/v, sum g (s - E))
-_W_NEW_SIGMA, _W_NEW_PHI2, _W_STEP, _W_FAILED = 4, 5, 6, 7
+_W_NEW_SIGMA, _W_NEW_PHI2, _W_FAILED = 4, 5, 7
 #: the record columns gathered into rows 0-3 of the solver's buffer
 _GATHER = (REC_VOL, REC_VAR, REC_INFO, REC_DELTA)
 
@@ -167,11 +167,12 @@ def glicko2_period_step(white, black, score, neutral, lo, hi, p, fk, rec, failed
     units (``1/v`` times ``1/scale^2``, ``sum g (s - E)`` times ``1/scale``). Then steps
     3-8 for everyone listed, in blocks: gather and convert to the Glicko-2 scale,
     :func:`~fastrate.ratings._steps.solve_block`, convert back and scatter (``RD^2``
-    stored as ``rd * rd``, capped at ``rule.max_var``). ``failed[x]`` is set to 2 when
+    stored as ``rd * rd``; ``phi'`` capped at ``sqrt(rule.max_var)/scale`` before step 8). ``failed[x]`` is set to 2 when
     player x's volatility solve did not converge and to 0 when it did. ``touched``
     (n_players + 1), ``buf`` (8 x ``BLOCK``) and ``w`` (``W_ROWS`` x ``BLOCK``) are
     scratch. Costs O(games in the period)."""
     s2 = scale * scale
+    max_phi2 = rule.max_var / s2
     nt = family_games(white, black, score, neutral, lo, hi, p, fk, rec, touched, buf, pred,
                       rule)
     for t0 in range(0, nt, BLOCK):
@@ -184,10 +185,13 @@ def glicko2_period_step(white, black, score, neutral, lo, hi, p, fk, rec, failed
                     step.max_iterations)
         for j in range(m):
             x = touched[t0 + j]
-            rd = math.sqrt(min(w[_W_NEW_PHI2, j] * s2, rule.max_var))
+            # step 8 with phi' capped (PlayerRatings' rdmax; without a cap this is the
+            # solver's own step, phi'^2 sum g (s - E))
+            phi2 = min(w[_W_NEW_PHI2, j], max_phi2)
+            rd = math.sqrt(phi2 * s2)
             rec[x, REC_VOL] = w[_W_NEW_SIGMA, j]
             rec[x, REC_VAR] = rd * rd
-            rec[x, REC_LEVEL] += scale * w[_W_STEP, j]
+            rec[x, REC_LEVEL] += scale * (phi2 * w[3, j])
             rec[x, REC_LAST] = p
             failed[x] = np.int8(w[_W_FAILED, j])
 

@@ -12,7 +12,11 @@ Conventions (the ones fastrate documents):
   period and no RD growth;
 * step 1, at the onset of period ``p``, only for the players of the period: a player
   last rated in period ``L`` gets ``RD = min(sqrt(RD^2 + c^2 (p - L)), max_rd)`` when
-  ``p > L``; a player never rated (``L is None``) keeps his RD;
+  ``p > L``; a player never rated (``L is None``) keeps his RD, or with
+  ``first_period_growth`` gets ``min(sqrt(RD^2 + c^2), max_rd)`` (R PlayerRatings);
+* ``advantage`` (``h``, PlayerRatings' ``gamma``) is added to the first player's rating
+  in both players' ``E`` and in the prediction (``r_a - r_b`` becomes ``r_a + h - r_b``),
+  except in games listed in ``neutral`` (indices into ``games``);
 * step 2 for every player of the period against all his games of the period, with
   every opponent's values from the onset of the period; ``RD'`` floored at ``min_rd``;
 * the reported RD is the one after the player's last rated period, ``last_period``
@@ -49,7 +53,9 @@ def expected(r: float, r_j: float, rd_j: float) -> float:
 def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 1500.0,
          initial_rd: float = 350.0, max_rd: float = 350.0,
          c: float = math.sqrt((350**2 - 50**2) / 30), min_rd: float = 0.0,
-         state: dict[Any, Player] | None = None) -> tuple[dict[Any, Player], list[float]]:
+         state: dict[Any, Player] | None = None, advantage: float = 0.0,
+         first_period_growth: bool = False, neutral: frozenset[int] = frozenset(),
+         ) -> tuple[dict[Any, Player], list[float]]:
     """Return the final players (name -> Player) and the prediction of every game."""
     players = {k: replace(v) for k, v in (state or {}).items()}
     predictions: list[float] = []
@@ -59,11 +65,11 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
         j = i
         while j < len(games) and games[j][0] == p:
             j += 1
-        period_games = games[i:j]
+        period_games = [(k, *games[k]) for k in range(i, j)]
         i = j
         # step 1: onset values of everyone who plays in this period
         onset: dict[Any, tuple[float, float]] = {}
-        for _, a, b, _s in period_games:
+        for _k, _, a, b, _s in period_games:
             for x in (a, b):
                 if x in onset:
                     continue
@@ -71,14 +77,20 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
                 rd = pl.rd
                 if p is not None and pl.last_period is not None and p > pl.last_period:
                     rd = min(math.sqrt(rd**2 + c**2 * (p - pl.last_period)), max_rd)
+                elif pl.last_period is None and first_period_growth:
+                    rd = min(math.sqrt(rd**2 + c**2), max_rd)
                 onset[x] = (pl.rating, rd)
         # the results of the period, per player
         results: dict[Any, list[tuple[float, float, float]]] = {x: [] for x in onset}
-        for _, a, b, s in period_games:
+        for k, _, a, b, s in period_games:
             (ra, rda), (rb, rdb) = onset[a], onset[b]
-            results[a].append((rb, rdb, s))
-            results[b].append((ra, rda, 1 - s))
-            predictions.append(1 / (1 + 10 ** (-g(math.sqrt(rda**2 + rdb**2)) * (ra - rb) / 400)))
+            h = 0.0 if k in neutral else advantage
+            # the opponent's rating as seen from each side: the first player meets
+            # r_b - h, the second meets r_a + h
+            results[a].append((rb - h, rdb, s))
+            results[b].append((ra + h, rda, 1 - s))
+            predictions.append(1 / (1 + 10 ** (-g(math.sqrt(rda**2 + rdb**2)) * (ra + h - rb)
+                                                / 400)))
             players[a].games_played += 1
             players[b].games_played += 1
         # step 2

@@ -19,7 +19,12 @@ Conventions (the ones fastrate documents):
   ``phi' = sqrt(phi^2 + sigma^2)``, ``mu' = mu + phi'^2 sum g (s - E)``;
 * the volatility iteration stops after ``max_iterations`` steps; the player is then
   flagged as unconverged and the newest iterate (``B``) kept;
-* the prediction of a game: ``1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))``.
+* the prediction of a game: ``1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))``;
+* ``advantage`` (``h`` on the Glicko scale, PlayerRatings' ``gamma``): the first player's
+  ``mu`` is raised by ``h/scale`` in both players' ``E`` and in the prediction, except in
+  the games listed in ``neutral`` (indices into ``games``);
+* ``max_rd`` (PlayerRatings' ``rdmax``): RD is capped after the missed periods' growth
+  and after step 7.
 """
 
 from __future__ import annotations
@@ -85,7 +90,9 @@ def new_volatility(sigma: float, phi: float, v: float, delta: float, tau: float,
 def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 1500.0,
          initial_rd: float = 350.0, initial_volatility: float = 0.06, tau: float = 0.5,
          scale: float = SCALE, epsilon: float = 1e-6, max_iterations: int = 100,
-         state: dict[Any, Player] | None = None) -> tuple[dict[Any, Player], list[float]]:
+         state: dict[Any, Player] | None = None, advantage: float = 0.0,
+         max_rd: float = math.inf, neutral: frozenset[int] = frozenset(),
+         ) -> tuple[dict[Any, Player], list[float]]:
     """Return the final players (name -> Player) and the prediction of every game."""
     players = {k: replace(v) for k, v in (state or {}).items()}
     predictions: list[float] = []
@@ -95,11 +102,11 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
         j = i
         while j < len(games) and games[j][0] == p:
             j += 1
-        period_games = games[i:j]
+        period_games = [(k, *games[k]) for k in range(i, j)]
         i = j
         # step 1-2: onset values on the Glicko-2 scale, with the missed periods' growth
         onset: dict[Any, tuple[float, float, float]] = {}
-        for _, a, b, _s in period_games:
+        for _k, _, a, b, _s in period_games:
             for x in (a, b):
                 if x in onset:
                     continue
@@ -110,14 +117,17 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
                 if p is not None and pl.last_period is not None:
                     for _missed in range(pl.last_period + 1, p):
                         phi = math.sqrt(phi**2 + pl.volatility**2)
+                    if p > pl.last_period + 1:
+                        phi = min(phi, max_rd / scale)
                 onset[x] = (mu, phi, pl.volatility)
         results: dict[Any, list[tuple[float, float, float]]] = {x: [] for x in onset}
-        for _, a, b, s in period_games:
+        for k, _, a, b, s in period_games:
             (mu_a, phi_a, _), (mu_b, phi_b, _) = onset[a], onset[b]
-            results[a].append((mu_b, phi_b, s))
-            results[b].append((mu_a, phi_a, 1 - s))
+            h = 0.0 if k in neutral else advantage / scale
+            results[a].append((mu_b - h, phi_b, s))
+            results[b].append((mu_a + h, phi_a, 1 - s))
             predictions.append(1 / (1 + math.exp(-g(math.sqrt(phi_a**2 + phi_b**2))
-                                                 * (mu_a - mu_b))))
+                                                 * (mu_a + h - mu_b))))
             players[a].games_played += 1
             players[b].games_played += 1
         for x, (mu, phi, sigma) in onset.items():
@@ -136,6 +146,7 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
             else:
                 sigma_new, ok = sigma, True
                 phi_new = math.sqrt(phi**2 + sigma**2)
+            phi_new = min(phi_new, max_rd / scale)
             mu_new = mu + phi_new**2 * total
             pl.rating = scale * mu_new + 1500                             # step 8
             pl.rd = scale * phi_new
