@@ -171,7 +171,8 @@ def _rating_section(labels: Sequence[str], runs: dict[str, Any]) -> str:
     rows = [[_json_cell(lists[c][i]) for c in range(len(cols))] for i in range(n)]
     payload = json.dumps({"columns": cols, "rows": rows, "sort": sort, "player": 0},
                          ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
+    # no "<" in the script element: a name cannot end it or open a comment in it
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     head = "".join(f'<th scope="col" class="{"text" if c["text"] else "num"}">'
                    f'{_esc(c["name"])}</th>' for c in cols)
     return (
