@@ -215,6 +215,11 @@ def as_float64(x: Any, column: str, source: Source = NO_SOURCE, *,
                allow_nan: bool = False) -> np.ndarray:
     """Convert a column to float64, naming the first value that is not a number."""
     arr = as_1d(x, column)
+    if arr.dtype.kind == "c":  # complex: refused unless every value is real
+        imag = arr.imag != 0
+        if imag.any():
+            raise fail_at(column, "must be a real number", arr, int(np.argmax(imag)), source)
+        arr = arr.real
     if arr.dtype.kind in "biuf":
         out = require(arr, np.float64)
     else:

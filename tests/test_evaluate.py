@@ -161,7 +161,7 @@ def test_system_objects():
     ("elo@foo", ConfigError, r"unknown preset 'foo' for elo; presets: fide, "),
     ("elo:k_power=1:2", ConfigError, r"option 'k_power' of elo .* takes 3 values; got 2"),
     ("elo:k_table=[[1,2]", ConfigError, r"unbalanced brackets or quotes"),
-    ("elo:k=-3", ConfigError, r"'k' of EloConfig must be a float in \[0, inf\); got -3.0"),
+    ("elo:k=-3", ConfigError, r"'k' of EloConfig must be a float in \[0, 1e\+06\]; got -3.0"),
     ("elo:cap=0", ConfigError, r"'cap' of EloConfig must be"),
     ("elo:k_schedule=weekly", ConfigError, r"'k_schedule' of EloConfig must be one of"),
     ("3elo", ConfigError, r"cannot read system spec '3elo': write name\[@preset\]"),

@@ -27,6 +27,7 @@ from fastrate._validate import (
 from fastrate.data.game_table import game_columns
 from fastrate.data.periods import bucket_periods, is_period_spec, parse_time, period_labels
 from fastrate.data.players import PlayerIndex
+from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError, InputTypeError
 
 __all__ = ["Games", "games_from_box", "player_ids", "time_and_period", "chronological_order"]
@@ -127,6 +128,14 @@ class Games:
         if margin is not None:
             mg = as_float64(margin, "margin", src)
             check_length(mg, "margin", n)
+            # the first player's margin is > 0 when he won and < 0 when he lost (0 is any
+            # result: a win on penalties after a drawn game)
+            wrong = ((mg > 0) & (s < 0.5)) | ((mg < 0) & (s > 0.5))
+            if wrong.any():
+                i = int(np.argmax(wrong))
+                raise fail_at("margin", "must agree with the score (> 0 only when the first "
+                              "player won, < 0 only when he lost)", mg, i, src,
+                              f"the score there is {format_value(s[i])}")
         if neutral is not None:
             nt = as_bool(neutral, "neutral", src)
             check_length(nt, "neutral", n)
@@ -236,14 +245,26 @@ def time_and_period(time: Any, period: Any, n: int, source: Source
         tm = parse_time(time, "time", source)
         check_length(tm, "time", n)
     if period is not None:
-        if is_period_spec(period):
-            if tm is None:
-                raise InputError(f"period {period!r} is a length, which needs a time "
-                                 "column; give time=..., or period labels per game")
-            pr = bucket_periods(tm, period)
-        else:
-            pr, labels = period_labels(period, source)
-            check_length(pr, "period", n)
+        # a number beyond int64 casts to its minimum, which is NO_PERIOD ("never played"):
+        # refused below, so the cast's warning is not shown
+        with np.errstate(invalid="ignore"):
+            if is_period_spec(period):
+                if tm is None:
+                    raise InputError(f"period {period!r} is a length, which needs a time "
+                                     "column; give time=..., or period labels per game")
+                pr = bucket_periods(tm, period)
+            else:
+                pr, labels = period_labels(period, source)
+                check_length(pr, "period", n)
+        bad = pr == NO_PERIOD
+        if bad.any():
+            i = int(np.argmax(bad))
+            if is_period_spec(period):
+                raise InputError(f"period {period!r} puts the time at {source.where(i)} in a "
+                                 "period numbered beyond the 64-bit integers; give a longer "
+                                 "period")
+            raise InputError(f"column 'period' must be a period number within +-9.2e18 "
+                             f"(64-bit); found one beyond at {source.where(i)}")
     return tm, pr, labels
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from fastrate._validate import numpy_to_arrow
 from fastrate.data.players import PlayerIndex
+from fastrate.errors import InputError
 
 __all__ = ["Ratings", "Predictions", "RatingHistory", "NO_PERIOD", "PREDICTION_KINDS"]
 
@@ -180,7 +181,11 @@ class Ratings:
         return RatingHistory.from_points(self.players, player, at, rating, when_kind=kind)
 
     def top(self, n: int = 10) -> list[tuple[Any, float]]:
-        """The ``n`` best players as ``(name, rating)`` pairs."""
+        """The ``n`` best players as ``(name, rating)`` pairs (all of them when there are
+        fewer; ``n`` must be a whole number >= 0)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise InputError(f"top() takes a number of players, a whole number >= 0; got "
+                             f"{n!r}")
         idx = self.ranking()[:n]
         return [(self.players[i], float(self.rating[i])) for i in idx]
 

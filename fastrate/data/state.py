@@ -75,7 +75,7 @@ STANDARD_COLUMNS = (RATING, RD, VOLATILITY, GAMES_PLAYED, LAST_PERIOD, FIDE_REAC
 
 
 def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColumn],
-                defaults: Mapping[str, Any] | None = None
+                defaults: Mapping[str, Any] | None = None, *, first_period: int | None = None
                 ) -> tuple[PlayerIndex, dict[str, np.ndarray], np.ndarray | None]:
     """The one way saved state is merged: default state for ``players`` in every column
     of ``columns``, overlaid with ``initial``.
@@ -90,7 +90,28 @@ def merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColum
     Returns the merged :class:`PlayerIndex`, the column arrays (name -> array, in the
     order of ``columns``; an optional column only when ``initial`` has it) and the
     mapping of ``players``' ids to the merged ids (None when unchanged).
+
+    ``first_period``: the first (absolute) rating period of the data to be rated; a
+    saved ``last_period`` after it is refused (the state would be from the future).
     """
+    index, cols, mapping = _merge_state(players, initial, columns, defaults)
+    last = cols.get("last_period")
+    if first_period is not None and last is not None and initial is not None:
+        late = last > first_period
+        if late.any():
+            i = int(np.argmax(late))
+            raise InputError(
+                f"column 'last_period' of the saved state must not be after the first rating "
+                f"period of the games ({first_period}); found {int(last[i])} at "
+                f"{initial_source(initial).where(i)} (player "
+                f"{format_value(index[i])}); continue a run only with games that come after "
+                "it")
+    return index, cols, mapping
+
+
+def _merge_state(players: PlayerIndex, initial: Any, columns: Sequence[StateColumn],
+                 defaults: Mapping[str, Any] | None
+                 ) -> tuple[PlayerIndex, dict[str, np.ndarray], np.ndarray | None]:
     defaults = dict(defaults or {})
     if initial is None:
         n = len(players)
@@ -170,8 +191,15 @@ def _saved_values(c: StateColumn, values: Any, default: np.ndarray, src: Source)
         return as_bool(values, c.name, src, missing=bool(c.default))
     if c.dtype == "int64":
         vals = as_1d(values, c.name)
+        if vals.dtype.kind not in "iuf":
+            vals = as_float64(vals, c.name, src, allow_nan=True)
         if vals.dtype.kind == "f":
             missing = np.isnan(vals)
+            # a count or a period number: a whole number, not truncated
+            bad = ~missing & ((vals != np.floor(vals)) | (np.abs(vals) >= 2.0**63))
+            if bad.any():
+                raise fail_at(c.name, "must be a whole number", vals, int(np.argmax(bad)),
+                              src)
             vals = np.where(missing, default, np.nan_to_num(vals)).astype(np.int64)
     else:
         vals = as_float64(values, c.name, src, allow_nan=True)
@@ -213,20 +241,25 @@ class PlayerState:
                 ) -> tuple[PlayerState, Games]:
         """Default state for every player of ``games``, overlaid with ``initial`` (see
         :func:`merge_state`), and ``games`` renumbered to the state's player ids."""
+        first = None
+        if games.period is not None and games.period_labels is None and games.n_games:
+            # absolute period numbers (not ranks of this data's labels) can be compared
+            first = int(games.period[0])
         state, mapping = cls.merge(games.players, initial, rating=rating, rd=rd,
-                                   volatility=volatility, extra=extra)
+                                   volatility=volatility, extra=extra, first_period=first)
         return state, (games if mapping is None else games.with_players(state.players, mapping))
 
     @classmethod
     def merge(cls, players: PlayerIndex, initial: Any, *, rating: float, rd: float = math.nan,
-              volatility: float = math.nan, extra: Sequence[StateColumn] = ()
-              ) -> tuple[PlayerState, np.ndarray | None]:
+              volatility: float = math.nan, extra: Sequence[StateColumn] = (),
+              first_period: int | None = None) -> tuple[PlayerState, np.ndarray | None]:
         """Default state for ``players`` overlaid with ``initial`` (as in :meth:`resolve`),
         and the mapping of ``players``' ids to the state's ids (None when unchanged):
         the players of ``initial`` come first, then the new ones."""
         index, cols, mapping = merge_state(
             players, initial, (*STANDARD_COLUMNS, *extra),
-            {"rating": float(rating), "rd": float(rd), "volatility": float(volatility)})
+            {"rating": float(rating), "rd": float(rd), "volatility": float(volatility)},
+            first_period=first_period)
         std = {c.name for c in STANDARD_COLUMNS}
         return cls(index, cols["rating"], cols["rd"], cols["volatility"],
                    cols["games_played"], cols["last_period"], cols.get("fide_reached"),
