@@ -10,7 +10,7 @@ entry in :data:`REGISTRY` (see ``docs/adding-a-system.md``)::
 
     >>> from fastrate import systems
     >>> systems.names()
-    ['elo', 'glicko', 'glicko2', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces', 'bradley_terry']
+    ['elo', 'glicko', 'glicko2', 'stephenson', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces', 'bradley_terry']
     >>> systems.get("glicko2").state_names()
     ('rating', 'rd', 'volatility', 'games_played', 'last_period')
     >>> systems.get("fibs").state_names()
@@ -233,6 +233,12 @@ register(RatingSystem(
     period_based=True,
     warm_specs=("glicko2",),
     space="glicko2:tau=0.1..1.2:log,initial_rd=100..400,initial_volatility=0.01..0.15:log"))
+register(RatingSystem(
+    "stephenson", "fastrate.ratings.stephenson", "StephensonConfig",
+    "Stephenson (PlayerRatings steph): Glicko with a per-game bonus and a neighbourhood term",
+    period_based=True,
+    warm_specs=("stephenson:advantage=30,bonus=1",),
+    space="stephenson:c=1..60:log,h_dev=0..30,neighbourhood=0..10,initial_rd=100..350"))
 register(RatingSystem(
     "fibs", "fastrate.ratings.fibs", "FibsConfig",
     "FIBS backgammon ratings: match-length-aware win probabilities and K",

@@ -83,6 +83,7 @@ from fastrate.ratings._common import (
 
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q", "FamilyRule",
            "family_touch", "family_games", "check_finite_result", "neutral_flags",
+           "check_flag", "first_growth",
            "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD"]
 
 #: ``q = ln(10) / 400``
@@ -366,6 +367,13 @@ def neutral_flags(games: Games, advantage: float) -> np.ndarray:
     return np.ascontiguousarray(games.neutral, dtype=np.bool_)
 
 
+def first_growth(games: Games, config: Any) -> float:
+    """``FamilyRule.first``: one period of growth before a new player's first period when
+    ``config.first_period_growth`` and the games have periods (without periods there is
+    no time scale and no growth at all)."""
+    return 1.0 if config.first_period_growth and games.period is not None else 0.0
+
+
 def check_finite_result(system: str, players: Any, **columns: np.ndarray) -> None:
     """Stop with a clear error, naming the player, if a run's state left the float range
     (the configs' ranges prevent it; extreme saved state or data still could)."""
@@ -405,7 +413,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
     pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     rule = FamilyRule(GROW_PER_PERIOD, float(config.c) ** 2, float(config.max_rd) ** 2,
-                      1.0 if config.first_period_growth else 0.0, Q,
+                      first_growth(games, config), Q,
                       3.0 * Q * Q / (math.pi * math.pi), float(config.advantage))
     _glicko_kernel(games.white, games.black, games.score,
                    neutral_flags(games, config.advantage), period, starts, rec,

@@ -166,9 +166,10 @@ def glicko2_period_step(white, black, score, neutral, lo, hi, p, fk, rec, failed
     the games (:func:`~fastrate.ratings.glicko.family_games`) leaves the sums in Glicko
     units (``1/v`` times ``1/scale^2``, ``sum g (s - E)`` times ``1/scale``). Then steps
     3-8 for everyone listed, in blocks: gather and convert to the Glicko-2 scale,
-    :func:`~fastrate.ratings._steps.solve_block`, convert back and scatter (``RD^2``
-    stored as ``rd * rd``; ``phi'`` capped at ``sqrt(rule.max_var)/scale`` before step 8). ``failed[x]`` is set to 2 when
-    player x's volatility solve did not converge and to 0 when it did. ``touched``
+    :func:`~fastrate.ratings._steps.solve_block`, convert back and scatter (``phi'``
+    capped at ``sqrt(rule.max_var)/scale`` before step 8, ``RD^2`` stored as ``rd * rd``).
+    ``failed[x]`` is set to 2 when player x's volatility solve did not converge and to 0
+    when it did. ``touched``
     (n_players + 1), ``buf`` (8 x ``BLOCK``) and ``w`` (``W_ROWS`` x ``BLOCK``) are
     scratch. Costs O(games in the period)."""
     s2 = scale * scale
