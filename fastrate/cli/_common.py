@@ -87,6 +87,7 @@ def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
     another output (one would be lost). Devices and pipes (``/dev/null``) may be named
     by several outputs."""
     import os
+    from pathlib import Path
 
     from fastrate._files import is_special_file, resolve_target
 
@@ -106,8 +107,17 @@ def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
             inputs.append((param, value))
     seen: dict[str, click.Parameter] = {}
     for param, path in outputs:
-        if is_special_file(resolve_target(path)):
+        target = resolve_target(path)
+        if is_special_file(target):
             continue
+        folder = target.parent if str(target.parent) else Path(".")
+        if not folder.is_dir():  # say so before any work, not after it
+            from fastrate.errors import InputError
+
+            why = (f"{folder} is a file, not a folder" if folder.exists()
+                   else f"folder {folder} does not exist")
+            raise InputError(f"cannot write {path} ({label(param)}): {why}; choose another "
+                             "output path")
         for other, source in inputs:
             same = os.path.realpath(source) == os.path.realpath(path)
             if not same and os.path.exists(source) and os.path.exists(path):
