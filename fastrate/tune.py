@@ -21,15 +21,25 @@ Strategies (``strategy=``):
   or evenly on a log scale).
 * ``random``: ``trials`` configurations drawn uniformly (log-uniformly for ``:log``) from
   a NumPy generator seeded with ``seed``.
-* ``coordinate``: a compass search with quadratic steps, written for this problem (the
-  log loss of a rating system is a smooth, nearly separable function of a handful of
-  parameters, and each evaluation is expensive): from the middle of the box, every
-  iteration evaluates the ``2d`` points ``x ± h e_i`` (and every other value of each
-  list) as one parallel batch, then the vertex of the parabola through ``f(x-h)``,
-  ``f(x)``, ``f(x+h)`` along every axis (clipped to ``± h``) as one more point; it moves to
-  the best point found, and halves ``h`` when none beats ``x``. It stops at ``trials``
-  evaluations or when ``h`` falls below ``1e-4`` of the range. Every batch is fixed before
-  it runs, so the result does not depend on the number of workers.
+* ``coordinate``: a compass search with model steps, written for this problem (the
+  log loss of a rating system is a smooth function of a handful of parameters, often
+  along a curved ridge -- power-K Elo's ``a`` and ``c`` trade off -- and each evaluation
+  costs a full rating run). Positions are scaled to [0, 1] per range (log ranges on a log
+  scale). From the middle of the box, every iteration evaluates the ``2d`` points
+  ``x ± h e_i`` (and every other value of each list) as one parallel batch, then up to
+  three model points as a second batch: the vertex of the parabola through ``f(x-h)``,
+  ``f(x)``, ``f(x+h)`` along every axis (within ``± h``); the minimum of a full quadratic
+  fitted by least squares to the ``3p`` evaluated points nearest ``x`` (``p`` its
+  coefficients; a modified Newton step, curvatures taken by absolute value) within a
+  trust radius that doubles when that step wins and halves when it does not; and the
+  last successful move repeated (Hooke and Jeeves' pattern move). It moves to the best
+  point found and halves ``h`` when none beats ``x``; it stops after ``trials``
+  evaluations or when ``h`` falls below ``1e-4``. Every batch is fixed before it runs,
+  so the result does not depend on the number of workers. (Written here rather than
+  taken from a library: scipy's Nelder-Mead or Powell evaluate one point at a time, so
+  they cannot use the workers, and Bayesian optimisers such as optuna or
+  scikit-optimize add a dependency and a Gaussian-process fit per step for a problem
+  this smooth.)
 
 Every value is rounded to 4 significant digits before it is evaluated, so a trial's spec
 string is exactly the configuration that was scored.
@@ -437,7 +447,7 @@ class _Runner:
             return
         if dask == "local" or dask is True:
             cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                   processes=True, dashboard_address=None)
+                                   processes=True, dashboard_address=":0")
             self.own.append(cluster)
             self.client = Client(cluster)
         elif isinstance(dask, str):
@@ -574,6 +584,8 @@ def _coordinate(search: _Search, tol: float = 1e-4) -> None:
 
     f0 = run([(u, c)])[0]
     h = 0.25
+    move: list[float] | None = None
+    radius = 4 * h  # how far the quadratic model's step may go
     while search.left > 0 and h >= tol and dims:
         cands: list[tuple[list[float], list[int]]] = []
         for i in num:
@@ -595,18 +607,26 @@ def _coordinate(search: _Search, tol: float = 1e-4) -> None:
         diag = _axis_vertex(u, f0, num, cands, losses, h)
         if diag is not None:
             steps.append((diag, c))
-        full = _quadratic_step(u, c, num, done, h)
+        full = _quadratic_step(u, c, num, done, h, radius)
         if full is not None:
             steps.append((full, c))
+        if move is not None and any(move):  # the pattern move: the last move once more
+            steps.append(([min(max(a + m, 0.0), 1.0) for a, m in zip(u, move)], c))
+            move = None
         if steps and search.left > 0:
             cands += steps
             losses += run(steps)
         best = min(range(len(losses)), key=lambda j: (losses[j], j)) if losses else -1
         if best >= 0 and losses[best] < f0:
+            if c == cands[best][1]:
+                move = [b - a for a, b in zip(u, cands[best][0])]
+            # the quadratic model's step won: trust it further next time
+            radius = min(2 * radius, 1.0) if cands[best][0] is full else max(radius / 2, 4 * h)
             u, c = list(cands[best][0]), list(cands[best][1])
             f0 = losses[best]
         else:
             h /= 2
+            radius = max(radius / 2, 4 * h)
 
 
 def _axis_vertex(u: list[float], f0: float, num: list[int], cands: list, losses: list[float],
@@ -631,11 +651,12 @@ def _axis_vertex(u: list[float], f0: float, num: list[int], cands: list, losses:
 
 
 def _quadratic_step(u: list[float], c: list[int], num: list[int],
-                    done: list[tuple[list[float], list[int], float]], h: float
-                    ) -> list[float] | None:
+                    done: list[tuple[list[float], list[int], float]], h: float,
+                    radius: float) -> list[float] | None:
     """The minimum of a full quadratic fitted (least squares) to the ``3p`` evaluated
-    points nearest ``u`` with the same list values (``p`` coefficients), within ``+-4h``
-    of ``u``; None without enough points or when the fit is not convex."""
+    points nearest ``u`` with the same list values (``p`` coefficients), within
+    ``+-radius`` of ``u`` (a modified Newton step: curvatures taken by absolute value);
+    None without enough points."""
     d = len(num)
     if d < 2:
         return None
@@ -656,14 +677,19 @@ def _quadratic_step(u: list[float], c: list[int], num: list[int],
     hess[iu] = coef[1 + d:]
     hess = hess + hess.T  # the diagonal counts twice: d2/dz2 of a z^2 is 2a
     try:
-        if np.linalg.eigvalsh(hess).min() <= 0:
-            return None
-        s = -np.linalg.solve(hess, g)
+        # a modified Newton step: negative curvatures taken as positive (the step then
+        # goes downhill along them too), tiny ones floored
+        lam, vec = np.linalg.eigh(hess)
     except np.linalg.LinAlgError:
         return None
+    top = float(np.max(np.abs(lam)))
+    if not top > 0:
+        return None
+    lam = np.maximum(np.abs(lam), 1e-3 * top)
+    s = -vec @ ((vec.T @ g) / lam)
     if not np.all(np.isfinite(s)):
         return None
-    s = np.clip(s, -4.0, 4.0) * h
+    s = np.clip(s * h, -radius, radius)
     step = list(u)
     for k, i in enumerate(num):
         step[i] = float(min(max(u[i] + s[k], 0.0), 1.0))
