@@ -369,6 +369,10 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
         assert lay.points is not None
         p1 = as_float64(_values(table, lay.points[0]), lay.points[0], src)
         p2 = as_float64(_values(table, lay.points[1]), lay.points[1], src)
+        for col, p in zip(lay.points, (p1, p2)):  # goals and points are counts
+            if (p < 0).any():
+                raise fail_at(col, "must be >= 0 (a count of goals or points)", p,
+                              int(np.argmax(p < 0)), src)
         s = np.where(p1 > p2, 1.0, np.where(p1 < p2, 0.0, 0.5))
         mg = p1 - p2
     if lay.margin is not None:

@@ -262,7 +262,10 @@ def log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: boo
     pos = require(raw, np.int64)
     if k is None:
         k = int(pos.max()) if pos.shape[0] else 2
+        only_first = k == 1  # nobody was ever second: one-player "games" (refused below)
         k = max(k, 2)
+    else:
+        only_first = False
     check_number("place_counts", "k", k, lo=2, integer=True)
     k = int(k)
     bad = (pos < 1) | (pos > k)
@@ -284,4 +287,9 @@ def log_ids(players: Any, places: Any, k: int | None, game: Any, allow_ties: boo
                        "must not repeat within a game (a tie); pass allow_ties=True "
                        "(--allow-ties) to allow")
                 raise fail_at(what, msg, pl if what == "player" else pos, row, source)
+    if only_first:
+        raise InputError(f"column '{source.column('place')}' holds only 1st places: a "
+                         "placement game has at least two players, and these test nothing; "
+                         "give the number of places k (--places) if they are wins in larger "
+                         "games")
     return index, require(ids, np.int64), pos, k
