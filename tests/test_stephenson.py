@@ -270,8 +270,6 @@ def test_player_who_never_plays_keeps_initial_values():
     ({"bonus": math.nan}, ConfigError, r"'bonus' of StephensonConfig"),
     ({"neighbourhood": 1e3}, ConfigError, r"'neighbourhood' of StephensonConfig must be a float "
                                           r"in \[0, 100\]"),
-    ({"initial_rd": 400.0}, ConfigError, r"'initial_rd' of StephensonConfig must be at most "
-                                         r"max_rd \(350.0\); got 400.0"),
     ({"max_rd": 0.0}, ConfigError, r"'max_rd' of StephensonConfig"),
     ({"advantage": "home"}, InputTypeError, r"'advantage' of StephensonConfig must be a float"),
     ({"first_period_growth": 1}, ConfigError, r"'first_period_growth' of StephensonConfig must "

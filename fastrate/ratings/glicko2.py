@@ -67,7 +67,7 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, VOLATILITY
-from fastrate.errors import ConfigError, ConvergenceWarning
+from fastrate.errors import ConvergenceWarning
 from fastrate.ratings._common import (
     BLOCK,
     REC_DELTA,
@@ -139,9 +139,6 @@ class Glicko2Config:
         if not (isinstance(self.max_rd, (int, float, np.integer, np.floating))
                 and not isinstance(self.max_rd, bool) and self.max_rd == _INF):
             check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
-        if self.initial_rd > self.max_rd:
-            raise ConfigError(f"'initial_rd' of Glicko2Config must be at most max_rd "
-                              f"({self.max_rd!r}); got {self.initial_rd!r}")
 
 
 # ----------------------------------------------------------------------------------

@@ -61,7 +61,6 @@ from fastrate._numba import kernel
 from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
-from fastrate.errors import ConfigError
 from fastrate.ratings._common import (
     REC_DELTA,
     REC_INFO,
@@ -132,9 +131,6 @@ class StephensonConfig:
         check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
         check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
         check_flag(o, "first_period_growth", self.first_period_growth)
-        if self.initial_rd > self.max_rd:
-            raise ConfigError(f"'initial_rd' of StephensonConfig must be at most max_rd "
-                              f"({self.max_rd!r}); got {self.initial_rd!r}")
 
     @classmethod
     def glicko(cls, **kw: Any) -> StephensonConfig:
