@@ -328,3 +328,19 @@ def test_plot_errors_are_one_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "must end in .png or .svg" in proc.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_docs_pictures_script_runs(shared_data, tmp_path):
+    """docs/make_plots.py draws every picture of docs/plots.md (here from a slice)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_plots", REPO / "docs" / "make_plots.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made = module.make(tmp_path, n_games=3000, dpi=30)
+    names = sorted(p.name for p in made)
+    doc = (REPO / "docs" / "plots.md").read_text()
+    for name in names:
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+        assert (REPO / "docs" / "img" / name).exists(), f"run docs/make_plots.py ({name})"
+        assert f"img/{name}" in doc, f"docs/plots.md does not show {name}"
