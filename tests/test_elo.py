@@ -379,27 +379,34 @@ _THREAD_SCRIPT = textwrap.dedent("""
     w = rng.integers(0, m, n)
     b = (w + rng.integers(1, m, n)) % m
     s = rng.choice([0.0, 0.5, 1.0], n)
-    g = Games.from_arrays(w, b, s, players=np.arange(m), period=np.arange(n) // 200,
-                          margin=rng.integers(-5, 6, n).astype(float))
+    names = np.array([f"p{i}" for i in range(m)], dtype=object)  # str hashes vary by seed
+    g = Games.from_arrays(names[w], names[b], s, period=np.arange(n) // 200,
+                          margin=(np.sign(s - 0.5) * rng.integers(1, 6, n)))
     out = []
     for cfg in (EloConfig(), EloConfig(update="period", cap=400.0),
                 EloConfig.fivethirtyeight_nfl(), EloConfig.fide(),
                 EloConfig.fivethirtyeight_tennis()):
         r = elo.rate(g, cfg, record_pregame=True)
         out += [r.rating.tobytes(), r.predictions.tobytes(), r.pre_white.tobytes()]
+    out.append(",".join(r.players.names.tolist()).encode())  # who has which rating
     sys.stdout.buffer.write(b"".join(out))
 """)
 
 
 @pytest.mark.slow
-def test_identical_bits_with_one_and_two_threads():
+def test_identical_bits_in_separate_processes():
+    """Elo runs in no threads (tests/test_kernels.py audits every use of threads and
+    checks each with 1 and 2), so this is not a thread test: it checks that two fresh
+    processes give the same bits when everything that may differ between runs does --
+    the string hash seed (which orders sets and dicts of names) and the thread count.
+    It fails if a result came to depend on the order of a set or on process state."""
     outputs = []
-    for threads in ("1", "2"):
-        env = {**os.environ, "NUMBA_NUM_THREADS": threads}
+    for threads, seed in (("1", "1"), ("2", "2")):
+        env = {**os.environ, "NUMBA_NUM_THREADS": threads, "PYTHONHASHSEED": seed}
         proc = subprocess.run([sys.executable, "-c", _THREAD_SCRIPT], env=env,
                               capture_output=True, check=True, timeout=300)
         outputs.append(proc.stdout)
-    assert len(outputs[0]) == 5 * (300 + 2 * 5000) * 8
+    assert len(outputs[0]) >= 5 * (300 + 2 * 5000) * 8 + 300 * 3
     assert outputs[0] == outputs[1]
 
 
@@ -664,3 +671,108 @@ def test_inputs_are_not_mutated():
         assert np.array_equal(x, y)
     for x, y in zip(saved, (first.rating, first.games_played, first.last_period)):
         assert np.array_equal(x, y)
+
+
+# ----------------------------------------------------------------------------------
+# the modelling levers (issue 13 §4): context ratings, match format, points share,
+# newcomers, against the reference
+
+
+@st.composite
+def lever_sets(draw):
+    n_players = draw(st.integers(2, 6))
+    names = [f"p{i}" for i in range(n_players)]
+    n = draw(st.integers(1, 40))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n_players - 1),
+                                    st.integers(1, n_players - 1)), min_size=n, max_size=n))
+    white = [names[a] for a, _ in pairs]
+    black = [names[(a + off) % n_players] for a, off in pairs]
+    score = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=n, max_size=n))
+    context = draw(st.lists(st.sampled_from(["clay", "grass", "hard", None]), min_size=n,
+                            max_size=n))
+    best_of = draw(st.lists(st.sampled_from([1, 3, 3, 5, 7]), min_size=n, max_size=n))
+    share = draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n))
+    entry = draw(st.lists(st.one_of(st.just(math.nan), st.floats(1200.0, 1800.0)),
+                          min_size=n, max_size=n))
+    return white, black, score, context, best_of, share, entry
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=lever_sets(), k_schedule=st.sampled_from(["constant", "power", "games", "rating"]),
+       context_weight=st.sampled_from([0.0, 0.3, 1.0]), context_k=st.sampled_from([0.5, 1.0]),
+       best_of=st.sampled_from([0, 1, 3]), points_share=st.sampled_from([0.0, 0.4]),
+       newcomer=st.sampled_from(["fixed", "opponent"]), with_entry=st.booleans(),
+       margin=st.sampled_from(["none", "world_football"]))
+def test_levers_match_reference(data, k_schedule, context_weight, context_k, best_of,
+                                points_share, newcomer, with_entry, margin):
+    white, black, score, context, bo, share, entry = data
+    kw: dict = {"k_schedule": k_schedule, "context_weight": context_weight,
+                "context_k": context_k, "best_of": best_of, "points_share": points_share,
+                "newcomer": newcomer, "newcomer_offset": -75.0, "advantage": 30.0,
+                "margin": margin}
+    if k_schedule in K_TABLES:
+        kw["k_table"] = K_TABLES[k_schedule]
+    cfg = EloConfig(**kw)
+    margins = [2.0 if s == 1 else -1.0 if s == 0 else 0.0 for s in score]
+    g = Games.from_arrays(white, black, score, context=context, best_of=bo, share=share,
+                          entry=entry if with_entry else None, margin=margins)
+    got = elo.rate(g, cfg, record_pregame=True)
+    want = ref.rate(white, black, score, cfg, context=context, best_of=bo, share=share,
+                    entry=entry if with_entry else None, margin=margins)
+    assert_same(got, want)
+
+
+def test_best_of_formulas():
+    """The closed forms against the published polynomials and the reference's dynamic
+    programme; the inverse undoes them."""
+    from fastrate.ratings._common import best_of_probability, game_probability
+
+    for q in (0.0, 0.2, 0.5, 0.63, 0.9, 1.0):
+        assert best_of_probability(q, 1) == pytest.approx(q)
+        assert best_of_probability(q, 3) == pytest.approx(q * q * (3 - 2 * q), abs=1e-15)
+        assert best_of_probability(q, 5) == pytest.approx(
+            q ** 3 * (10 - 15 * q + 6 * q * q), abs=1e-15)
+        assert best_of_probability(q, 7) == pytest.approx(ref.match_win(q, 7), abs=1e-15)
+    for p in (0.01, 0.3, 0.5, 0.77, 0.99):
+        for n in (3, 5, 9):
+            assert best_of_probability(game_probability(p, n), n) == pytest.approx(p, abs=1e-14)
+    # a favourite gains in a longer match
+    assert best_of_probability(game_probability(0.7, 3), 5) > 0.7
+
+
+def test_levers_off_are_the_plain_run():
+    g = Games.from_arrays(["a", "b", "c"], ["b", "c", "a"], [1, 0.5, 0],
+                          context=["x", "y", "x"], best_of=[3, 5, 3], share=[0.6, 0.5, 0.2])
+    plain = Games.from_arrays(["a", "b", "c"], ["b", "c", "a"], [1, 0.5, 0])
+    for cfg in (EloConfig(), EloConfig(k_schedule="power")):
+        np.testing.assert_array_equal(elo.rate(g, cfg).rating, elo.rate(plain, cfg).rating)
+
+
+def test_levers_need_their_columns():
+    g = Games.from_arrays(["a"], ["b"], [1])
+    for cfg, column in ((EloConfig(context_weight=0.5), "context"),
+                        (EloConfig(best_of=3), "best_of"),
+                        (EloConfig(points_share=0.2), "share")):
+        with pytest.raises(InputError, match=f"needs the games' '{column}' column"):
+            elo.rate(g, cfg)
+
+
+def test_lever_columns_are_validated():
+    with pytest.raises(InputError, match=r"column 'best_of' must be an odd whole number.*"
+                                         r"found 4.0 at row 2"):
+        Games.from_arrays(["a", "b"], ["b", "a"], [1, 0], best_of=[3, 4])
+    with pytest.raises(InputError, match=r"column 'share'.*found 1.5 at row 1"):
+        Games.from_arrays(["a"], ["b"], [1], share=[1.5])
+    with pytest.raises(InputError, match=r"column 'context' must have one value per game \(1\)"):
+        Games.from_arrays(["a"], ["b"], [1], context=["x", "y"])
+    # a missing context (null or empty) is a game rated on the overall ratings only
+    g = Games.from_arrays(["a", "b"], ["b", "a"], [1, 0], context=[None, ""])
+    assert g.context.tolist() == [-1, -1]
+    np.testing.assert_array_equal(elo.rate(g, EloConfig(context_weight=0.7)).rating,
+                                  elo.rate(g, EloConfig()).rating)
+    with pytest.raises(ConfigError, match="'best_of' of EloConfig must be 0 .off. or an odd"):
+        EloConfig(best_of=4)
+    with pytest.raises(ConfigError, match="'context_weight' of EloConfig must be a float in"):
+        EloConfig(context_weight=1.5)
+    with pytest.raises(ConfigError, match="update='game' with context ratings"):
+        EloConfig(context_weight=0.5, update="period")
