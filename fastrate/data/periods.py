@@ -24,11 +24,13 @@ _UNIT_NS = {"s": 10**9, "min": 60 * 10**9, "h": 3600 * 10**9, "d": 86400 * 10**9
 PERIOD_ORIGIN = np.datetime64("1970-01-05T00:00:00", "ns")
 
 
-#: the first and last second a ``datetime64[ns]`` time holds here (1677-09-21T00:12:45 ..
-#: 2262-04-11T23:47:15): times outside are refused, never wrapped around
-_NS_LIMIT = np.iinfo(np.int64).max
-TIME_RANGE = (np.datetime64(-(_NS_LIMIT // 10**9) + 1, "s"),
-              np.datetime64(_NS_LIMIT // 10**9 - 1, "s"))
+#: the times fastrate holds, as datetime64[ns]: whole days from 1677-09-23 to 2262-04-10
+#: (NumPy's ns -> day conversion is wrong on the first day that datetime64[ns] holds);
+#: times outside are refused, never wrapped around
+_LO_NS = -106750 * 86400 * 10**9
+_HI_NS = 106751 * 86400 * 10**9 - 1
+TIME_RANGE = (np.datetime64(_LO_NS, "ns").astype("datetime64[D]"),
+              np.datetime64(_HI_NS, "ns").astype("datetime64[D]"))
 #: nanoseconds per unit of a datetime64 that converts exactly (coarser than ns)
 _NS_PER_UNIT = {"W": 7 * 86400 * 10**9, "D": 86400 * 10**9, "h": 3600 * 10**9,
                 "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
@@ -40,7 +42,7 @@ _ISO_TIME = (r"^\s*(?:(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})"
              r"(?::(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]{1,9}))?)?"
              r" ?(?P<z>[Zz]|(?P<zs>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?)?)?\s*$")
 _NOT_A_TIME = "must be a date or time (ISO 8601, e.g. 2024-05-31)"
-_RANGE_TEXT = (f"a time between {TIME_RANGE[0]} and {TIME_RANGE[1]} (what datetime64[ns] "
+_RANGE_TEXT = (f"a time from {TIME_RANGE[0]} to {TIME_RANGE[1]} (what datetime64[ns] "
                "holds)")
 _RANGE_FIX = ("give such times as numbers (e.g. a year or a day count) or rate by period "
               "labels")
@@ -55,7 +57,7 @@ def parse_time(x: Any, column: str = "time", source: Source = NO_SOURCE) -> np.n
     ``T14:30:00.5``; a space instead of ``T`` works) and a UTC offset (``Z``, ``+02``,
     ``+02:00``), each row in its own form, naming a possible date; times with an offset
     are converted to UTC, and a column that mixes times with and without an offset is
-    refused; times outside :data:`TIME_RANGE` (1677-09-21 .. 2262-04-11) are refused
+    refused; times outside :data:`TIME_RANGE` (1677-09-23 .. 2262-04-10) are refused
     rather than wrapped around.
     """
     arr = as_1d(x, column)
@@ -85,8 +87,8 @@ def _datetime_to_ns(arr: np.ndarray, column: str, source: Source) -> np.ndarray:
     if per is None or arr.shape[0] == 0:  # finer than ns: converting only divides
         return arr.astype("datetime64[ns]")
     v = arr.view(np.int64)
-    limit = _NS_LIMIT // (per * count)
-    bad = (v > limit) | (v < -limit)
+    per *= count
+    bad = (v > _HI_NS // per) | (v < -(-_LO_NS // per))
     if bad.any():
         raise fail_at(column, f"must be {_RANGE_TEXT}", arr, int(np.argmax(bad)), source,
                       _RANGE_FIX)
@@ -173,8 +175,7 @@ def _iso_to_ns(text: list[str], arr: np.ndarray, column: str, source: Source) ->
             f"at {source.where(second)}; give every time an offset (Z, +02:00) or none")
     seconds = (civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + s
                - sign * (zh * 3600 + zm * 60))
-    limit = _NS_LIMIT // 10**9 - 1
-    out_of_range = (seconds > limit) | (seconds < -limit)
+    out_of_range = (seconds > _HI_NS // 10**9) | (seconds < _LO_NS // 10**9)
     if out_of_range.any():
         raise fail_at(column, f"must be {_RANGE_TEXT}", text, first_row(out_of_range), source,
                       _RANGE_FIX)

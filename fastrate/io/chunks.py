@@ -32,6 +32,7 @@ from fastrate.io.tables import (
     column_names,
     csv_delimiter,
     csv_read_options,
+    file_encoding,
     format_of,
     not_utf8_file,
     ragged_row,
@@ -104,6 +105,7 @@ def iter_tables(files: Sequence[Path], format: str | None, chunk_rows: int,
     encoding = check_encoding(encoding)
     for path in files:
         fmt = format_of(path, format)
+        encoding = file_encoding(path, fmt, encoding)
         names = column_names(path, fmt, encoding)
         wanted = None if names is None else columns_of(names, path.name)
         try:

@@ -23,7 +23,7 @@ from fastrate.errors import InputError
 
 __all__ = ["read_table", "read_games", "read_ratings", "games_from_table", "write_table",
            "table_writer", "csv_delimiter", "read_error", "check_text", "check_encoding", "ragged_row", "text_source",
-           "compression_of", "check_content", "check_header",
+           "compression_of", "check_content", "check_header", "file_encoding",
            "csv_read_options", "not_utf8_file", "check_path", "check_options", "GAME_OPTIONS",
            "atomic_file", "to_arrow_table", "source_for", "format_of", "FORMATS"]
 
@@ -108,7 +108,7 @@ def read_table(path: str | os.PathLike, format: str | None = None,
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
-    encoding = check_encoding(encoding)
+    encoding = file_encoding(p, fmt, check_encoding(encoding))
     try:
         table = _read_any(p, fmt, columns, text_columns, dictionary_columns, encoding)
     except InputError:
@@ -203,6 +203,36 @@ def check_encoding(encoding: Any) -> str:
         raise InputError(f"unknown encoding {encoding!r}: use a Python codec name such as "
                          "'utf-8', 'latin-1', 'cp1252', 'utf-16'") from None
     return "utf-8" if name in ("utf-8", "utf-8-sig") else name
+
+
+#: byte-order marks of the encodings a text file says it is in (longest first)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def file_encoding(p: Path, fmt: str, encoding: str) -> str:
+    """The encoding to read a CSV or JSON file in: ``encoding``, except that a UTF-16 or
+    UTF-32 byte-order mark at the start of a file read as UTF-8 (the default) names its
+    encoding; a file read as UTF-8 whose first bytes are a quarter NUL or more (UTF-16
+    without a mark) is refused, naming the encoding to give."""
+    import pyarrow as pa
+
+    if fmt == "parquet" or encoding != "utf-8" or not p.is_file():
+        return encoding
+    try:
+        with pa.input_stream(str(p), compression=compression_of(p)) as fh:
+            head = fh.read(64)
+    except (OSError, pa.ArrowException):
+        return encoding
+    found = next((name for bom, name in _BOMS if head.startswith(bom)), None)
+    if found is not None:
+        return found
+    if len(head) >= 8 and head.count(b"\x00") * 4 >= len(head):
+        order = "le" if head[1:2] == b"\x00" else "be"
+        raise InputError(f"cannot read {p.name} as {fmt}: it has NUL bytes between its "
+                         f"letters, as UTF-16 text does; give --encoding utf-16-{order} "
+                         "(encoding=), or save the file as UTF-8")
+    return encoding
 
 
 def csv_read_options(block_size: int, encoding: str = "utf-8"):
@@ -504,7 +534,9 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                      weight: str | None = None, margin: str | None = None,
                      neutral: str | None = None, sort: bool = True,
                      drop_self_play: bool = False,
-                     source: str | Source | None = None):
+                     source: str | Source | None = None, context: str | None = None,
+                     best_of: str | None = None, share: str | None = None,
+                     tennis_score: str | None = None, entry: str | None = None):
     """Build :class:`fastrate.Games` from a table, recognising common layouts.
 
     Players: ``white``/``black``, ``player1``/``player2``, ``home_team``/``away_team``,
@@ -516,6 +548,11 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     ``time_format``). ``period`` is a column name (e.g. ``season``) or a length spec
     (``"1w"``, ``"month"``). Recognised names are matched case-insensitively; names
     given explicitly must match exactly (a near miss gets a "did you mean").
+    Elo's modelling levers read ``context=`` (e.g. a surface column), ``best_of=`` (the
+    match format; a column named ``best_of`` is picked up), ``share=`` (the first
+    player's share of the points) or ``tennis_score=`` (a tennis score such as
+    ``6-4 3-6 7-6(5)``, from the winner's side, giving the share of games) and
+    ``entry=`` (a newcomer's starting rating).
 
     Rows where a player plays himself are refused, or with ``drop_self_play=True``
     dropped and counted in ``games.dropped`` (errors still name the original rows).
@@ -526,7 +563,9 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                            loser=loser, first_points=first_points, second_points=second_points,
                            time=time, time_format=time_format, period=period, weight=weight,
                            margin=margin, neutral=neutral, sort=sort,
-                           drop_self_play=drop_self_play, source=source_for(source))
+                           drop_self_play=drop_self_play, source=source_for(source),
+                           context=context, best_of=best_of, share=share,
+                           tennis_score=tennis_score, entry=entry)
 
 
 def column_names(path: Path, fmt: str, encoding: str = "utf-8") -> list[str] | None:
@@ -562,7 +601,7 @@ def read_needed_columns(path: str | os.PathLike, format: str | None,
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
-    encoding = check_encoding(encoding)
+    encoding = file_encoding(p, fmt, check_encoding(encoding))
     names = column_names(p, fmt, encoding)
     if names is not None:
         check_header(names, p.name)
@@ -588,7 +627,8 @@ def _player_columns(layout: Any) -> list[str]:
 #: the column options of :func:`read_games` (see :func:`games_from_table`)
 GAME_OPTIONS = ("white", "black", "score", "winner", "loser", "first_points", "second_points",
                 "time", "time_format", "period", "weight", "margin", "neutral", "sort",
-                "drop_self_play", "source")
+                "drop_self_play", "source", "context", "best_of", "share", "tennis_score",
+                "entry")
 
 
 def check_path(path: Any, what: str = "path") -> Path:
