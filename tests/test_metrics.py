@@ -173,6 +173,25 @@ def test_calibration_counts_sum_to_n(bins):
     assert np.all(t["mean_predicted"][ok] <= t["upper"][ok])
 
 
+def test_calibration_edge_lands_in_its_own_bin_for_every_bin_count():
+    """p = i / bins lands in bin i (the last bin also holds p = 1), and the float just
+    below the edge in bin i - 1, for every bin count up to 200 (a rule broken only for
+    many bins, where i / bins and p * bins round apart, passed the other tests)."""
+    for bins in range(1, 201):
+        edges = np.arange(bins + 1) / bins
+        below = np.nextafter(edges[1:], -np.inf)
+        p = np.concatenate([edges, below])
+        t = m.calibration(p, np.zeros(p.shape[0]), bins=bins)
+        want = np.zeros(bins, dtype=np.int64)
+        np.add.at(want, np.minimum(np.arange(bins + 1), bins - 1), 1)
+        np.add.at(want, np.arange(bins), 1)
+        np.testing.assert_array_equal(t["count"], want, err_msg=f"bins={bins}")
+        np.testing.assert_array_equal(t["lower"], edges[:-1])
+        for i in range(bins):  # each edge alone, to see where exactly it went
+            one = m.calibration([edges[i]], [0.0], bins=bins)["count"]
+            assert one[i] == 1, (bins, i)
+
+
 def test_calibration_quantile_bins():
     rng = np.random.default_rng(8)
     p = rng.random(1000)
