@@ -295,3 +295,13 @@ def test_cli_errors():
     res = runner.invoke(main, ["tune", "--example", "football", "--dask", "--scheduler",
                                "tcp://127.0.0.1:1", "-s", "elo:k=1|2"])
     assert res.exit_code == 1 and "not both" in res.output
+
+
+def test_progress_reports_every_trial(football):
+    seen = []
+    tune(football, "elo:k=10|20|40", progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    res = CliRunner().invoke(main, ["tune", "--example", "football", "--period", "year", "-s",
+                                    "elo:k=10|20", "--progress"])
+    assert res.exit_code == 0, res.output
+    assert "tuning" in res.stderr and "/2 " in res.stderr
