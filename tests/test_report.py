@@ -87,6 +87,17 @@ def test_page_has_the_sections(small_page):
     assert row[5] == pytest.approx(row[3] - 2 * row[4], abs=0.051)
 
 
+def test_report_of_team_matches():
+    races = slice_data(load_example("f1_teams"), 0, 40)
+    page = build_report(races, ["trueskill"], source="f1", top=4, points=5, dpi=30)
+    data = json.loads(re.search(r'id="rating-data">(.*?)</script>', page, re.S).group(1))
+    names = [c["name"] for c in data["columns"]]
+    assert names == ["player", "games", "rating", "mu", "sigma", "conservative (mu − 2σ)"]
+    assert "40" in page and "matches with a tie" in page
+    assert ">Head to head" not in page  # teams: no two-player matrix
+    assert "winner_log_loss" in page
+
+
 def test_names_cannot_break_out_of_the_page():
     from fastrate import Games
 

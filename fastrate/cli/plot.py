@@ -37,12 +37,14 @@ def _data_options(multiple: bool) -> Callable:
     return decorate
 
 
-def _load(file, example, systems, input_format, kw):
-    """The data and the parsed specs (defaults: elo, or trueskill for matches)."""
+def _load(file, example, systems, input_format, kw, output):
+    """The data and the parsed specs (defaults: elo, or trueskill for matches); the
+    picture's name is checked first, before any work."""
     from fastrate import systems as registry
-    from fastrate.report.plots import image_format  # noqa: F401 - fails early without mpl
+    from fastrate.report.plots import image_format
     from fastrate.systems import SystemSpec
 
+    image_format(output)
     if isinstance(systems, str):
         systems = (systems,)
     matches = example in _MATCH_EXAMPLES
@@ -91,7 +93,7 @@ def trajectories_command(file, example, systems, players, top, points, band, out
     from fastrate.report import plots
     from fastrate.report.history import rating_history
 
-    data, (spec, *_) = _load(file, example, systems, input_format, kw)
+    data, (spec, *_) = _load(file, example, systems, input_format, kw, output)
     hist = rating_history(data, spec, players=list(players) or None, points=points)
     final = None if players else spec.rate(data, predictions=False)
     fig = plots.trajectories(hist, players=list(players) or None, top=top, ratings=final,
@@ -114,7 +116,7 @@ def distribution_command(file, example, systems, min_games, bins, points, output
     from fastrate.report import plots
     from fastrate.report.history import rating_history
 
-    data, (spec, *_) = _load(file, example, systems, input_format, kw)
+    data, (spec, *_) = _load(file, example, systems, input_format, kw, output)
     final = spec.rate(data, predictions=False)
     hist = None if spec.system.batch else rating_history(data, spec, points=points)
     fig = plots.distribution(final, hist, min_games=min_games, bins=bins, system=spec.name,
@@ -135,7 +137,7 @@ def calibration_command(file, example, systems, burn_in, bins, output, dpi, titl
     from fastrate.evaluate import evaluate
     from fastrate.report import plots
 
-    data, specs = _load(file, example, systems, input_format, kw)
+    data, specs = _load(file, example, systems, input_format, kw, output)
     ev = evaluate(data, specs, burn_in=burn_in, bins=bins)
     _save(plots.calibration(ev, title=title), output, dpi)
 
@@ -151,7 +153,7 @@ def metrics_command(file, example, systems, window, output, dpi, title, input_fo
     from fastrate.evaluate import evaluate
     from fastrate.report import plots
 
-    data, specs = _load(file, example, systems, input_format, kw)
+    data, specs = _load(file, example, systems, input_format, kw, output)
     ev = evaluate(data, specs)
     _save(plots.metrics_over_time(data, ev.ratings, window=window, title=title), output, dpi)
 
@@ -168,7 +170,7 @@ def head_to_head_command(file, example, systems, players, top, output, dpi, titl
     """Observed against predicted score between the top N players."""
     from fastrate.report import plots
 
-    data, (spec, *_) = _load(file, example, systems, input_format, kw)
+    data, (spec, *_) = _load(file, example, systems, input_format, kw, output)
     ratings = spec.rate(data)
     _save(plots.head_to_head(data, ratings, top=top, players=list(players) or None,
                              title=title), output, dpi)
