@@ -397,6 +397,9 @@ def _name(source: Any) -> str:
 
 
 def _check_streamable(spec: SystemSpec, matches_too: bool = True) -> None:
+    if not getattr(spec.config, "continuable", True):
+        raise ConfigError(f"{spec.label} cannot rate in chunks: its state is not kept from "
+                          "chunk to chunk (read the input whole: --chunk-rows 0)")
     if spec.system.data == "boards" or spec.system.batch or (
             spec.system.data == "matches" and not matches_too):
         what = ("online systems that rate two-player games or matches" if matches_too

@@ -776,3 +776,62 @@ def test_lever_columns_are_validated():
         EloConfig(context_weight=1.5)
     with pytest.raises(ConfigError, match="update='game' with context ratings"):
         EloConfig(context_weight=0.5, update="period")
+
+
+def test_tennis_scores_give_the_games_share(tmp_path):
+    """Scores from the winner's side: games won over games played, by hand."""
+    path = tmp_path / "atp.csv"
+    path.write_text("winner,loser,score,surface,best_of\n"
+                    "a,b,6-4 3-6 7-6(5),Clay,3\n"          # 16 of 32
+                    "b,c,6-0 6-0 6-0,Grass,5\n"            # 18 of 18
+                    "c,a,W/O,,3\n"                         # a walkover: the result
+                    "a,c,6-3 2-1 RET,Hard,3\n")            # 8 of 12, the rest ignored
+    g = fastrate.read_games(path, tennis_score="score", context="surface")
+    np.testing.assert_allclose(g.share, [16 / 32, 1.0, 1.0, 8 / 12])
+    assert g.best_of.tolist() == [3, 5, 3, 3]  # a column named best_of is picked up
+    assert g.context_labels.tolist() == ["Clay", "Grass", "Hard"]
+    assert g.context.tolist() == [0, 1, -1, 2]  # an empty surface: no context
+    # the loser's side when he is the first player
+    path.write_text("white,black,score_text,score\nb,a,6-4 6-4,0\n")
+    g = fastrate.read_games(path, tennis_score="score_text")
+    np.testing.assert_allclose(g.share, [8 / 20])
+
+
+def test_levers_from_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    path = tmp_path / "atp.csv"
+    rows = ["winner,loser,score,surface,best_of"]
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        a, b = rng.choice(6, 2, replace=False)
+        rows.append(f"p{a},p{b},6-{rng.integers(0, 5)} 6-{rng.integers(0, 5)},"
+                    f"{rng.choice(['Clay', 'Hard'])},{rng.choice([3, 5])}")
+    path.write_text("\n".join(rows) + "\n")
+    spec = "elo:context_weight=0.3,best_of=3,points_share=0.4"
+    out = CliRunner().invoke(main, ["rate", str(path), "--context", "surface",
+                                    "--tennis-score", "score", "-s", spec,
+                                    "--format", "json"])
+    assert out.exit_code == 0, out.output
+    got = {r["player"]: r["rating"] for r in json.loads(out.stdout)}
+    want = elo.rate(fastrate.read_games(path, context="surface", tennis_score="score"),
+                    EloConfig(context_weight=0.3, best_of=3, points_share=0.4))
+    assert got == {n: want[n] for n in got}
+    out = CliRunner().invoke(main, ["rate", str(path), "-s", spec])
+    assert out.exit_code != 0
+    assert "context_weight needs the games' 'context' column" in out.output
+
+
+def test_context_ratings_cannot_continue(tmp_path):
+    g = Games.from_arrays(["a", "b"], ["b", "a"], [1, 0], context=["x", "y"])
+    cfg = EloConfig(context_weight=0.5)
+    with pytest.raises(ConfigError, match="context ratings .* cannot continue"):
+        elo.rate(g, cfg, initial={"a": 1600.0})
+    from fastrate.streaming import rate_chunks
+
+    path = tmp_path / "g.csv"
+    path.write_text("white,black,score,surface\na,b,1,x\nb,a,0,y\n")
+    with pytest.raises(ConfigError, match="cannot rate in chunks.*--chunk-rows 0"):
+        rate_chunks(path, ("elo", cfg), chunk_rows=1, context="surface")

@@ -427,6 +427,12 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                                             weight=[1.0, 0.5, 1.0, 1.0, 0.5, 1.0],
                                             neutral=[True, False] * 3),
                  elo.EloConfig(advantage=30.0, cap=400.0), predictions=False)
+    # Elo's modelling levers: context ratings, match formats, points share, newcomers
+    elo.rate(fastrate.Games.from_arrays(g.white, g.black, g.score, context=[0, 1] * 3,
+                                        best_of=[3, 5, 1, 3, 5, 3], share=[0.6] * 6,
+                                        entry=[1400.0, np.nan] * 3),
+             elo.EloConfig(context_weight=0.5, best_of=3, points_share=0.3,
+                           newcomer="opponent"))
     print(json.dumps(sorted(called)))
 """)
 

@@ -198,10 +198,17 @@ class GameLayout:
     period: str | None = None  # a column of period labels (not a length spec)
     weight: str | None = None
     neutral: str | None = None
+    # the columns of Elo's modelling levers (Games.context, best_of, share, entry)
+    context: str | None = None
+    best_of: str | None = None
+    share: str | None = None
+    tennis_score: str | None = None  # a tennis score ("6-4 3-6 7-6(5)"): the games share
+    entry: str | None = None
 
     def columns(self) -> list[str]:
         names = [self.first, self.second, self.score, *(self.points or ()), self.margin,
-                 self.time, self.period, self.weight, self.neutral]
+                 self.time, self.period, self.weight, self.neutral, self.context,
+                 self.best_of, self.share, self.tennis_score, self.entry]
         return list(dict.fromkeys(n for n in names if n is not None))
 
 
@@ -210,7 +217,10 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
             loser: str | None = None, first_points: str | None = None,
             second_points: str | None = None, time: str | None = None,
             period: str | float | None = None, weight: str | None = None,
-            margin: str | None = None, neutral: str | None = None) -> GameLayout:
+            margin: str | None = None, neutral: str | None = None,
+            context: str | None = None, best_of: str | None = None,
+            share: str | None = None, tennis_score: str | None = None,
+            entry: str | None = None) -> GameLayout:
     """Resolve the columns of a table from their names alone (no data is read)."""
     lower = {c.lower(): c for c in cols}
 
@@ -261,13 +271,47 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
     lay.period = period_column(period, cols, lower)
     lay.weight = pick(weight, "weights") if weight is not None else lower.get("weight")
     lay.neutral = pick(neutral, "neutral flags") if neutral is not None else lower.get("neutral")
+    lay.context = pick(context, "contexts") if context is not None else None
+    lay.best_of = pick(best_of, "match formats") if best_of is not None else lower.get("best_of")
+    if share is not None and tennis_score is not None:
+        raise InputError("give either share= (a column of points shares) or tennis_score= "
+                         "(a tennis score column), not both")
+    lay.share = pick(share, "points shares") if share is not None else None
+    lay.tennis_score = pick(tennis_score, "tennis scores") if tennis_score is not None else None
+    lay.entry = pick(entry, "entry ratings") if entry is not None else None
     return lay
+
+
+def tennis_games_share(column: Any, first_won: np.ndarray) -> np.ndarray:
+    """The first player's share of the games from tennis scores written from the
+    winner's side (``"6-4 3-6 7-6(5)"``: 16 games of 32 for the winner; tie-break points
+    in brackets and notes such as ``RET`` are ignored). ``first_won``: where the first
+    player is the match winner (the share is then the winner's). A score with no games
+    (a walkover, ``W/O``) gives the result itself (1 or 0; 0.5 for a draw)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    col = pc.fill_null(pc.cast(col, pa.string()), "")
+    sets = pc.split_pattern(col, " ")
+    flat = pc.list_flatten(sets)
+    parts = pc.extract_regex(flat, r"^(?P<w>\d+)-(?P<l>\d+)")  # nulls where no match
+    w = pc.fill_null(pc.cast(pc.struct_field(parts, [0]), pa.float64()), 0.0)
+    lost = pc.fill_null(pc.cast(pc.struct_field(parts, [1]), pa.float64()), 0.0)
+    owner = np.repeat(np.arange(len(col)), np.diff(sets.offsets.to_numpy()))
+    won = np.bincount(owner, weights=w.to_numpy(), minlength=len(col))
+    lost_n = np.bincount(owner, weights=lost.to_numpy(), minlength=len(col))
+    total = won + lost_n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        winner_share = np.where(total > 0, won / np.where(total > 0, total, 1.0), 1.0)
+    return np.where(first_won, winner_share, 1.0 - winner_share)
 
 
 #: Games.from_arrays argument -> GameLayout field, for error messages naming file columns
 _ARGUMENTS = (("white", "first"), ("black", "second"), ("score", "score"), ("time", "time"),
               ("period", "period"), ("weight", "weight"), ("margin", "margin"),
-              ("neutral", "neutral"))
+              ("neutral", "neutral"), ("context", "context"), ("best_of", "best_of"),
+              ("share", "share"), ("entry", "entry"))
 
 
 
@@ -314,7 +358,8 @@ def _without_rows(col, drop: np.ndarray, keep: np.ndarray):
 
 def game_columns(box: list, *, white, black, score, winner, loser, first_points,
                     second_points, time, time_format, period, weight, margin, neutral, sort,
-                    drop_self_play, source):
+                    drop_self_play, source, context=None, best_of=None, share=None,
+                    tennis_score=None, entry=None):
     """The arguments of :meth:`Games.from_arrays` (and the rows dropped) for the table in
     the one-element list ``box``, which it empties: when the caller keeps no reference, the table's columns are freed as soon
     as they are replaced (dropping self-play rows) -- a smaller memory peak."""
@@ -326,7 +371,9 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
         raise InputError(f"no games: {where} has no rows")
     lay = game_layout(cols, where, white=white, black=black, score=score, winner=winner,
                   loser=loser, first_points=first_points, second_points=second_points,
-                  time=time, period=period, weight=weight, margin=margin, neutral=neutral)
+                  time=time, period=period, weight=weight, margin=margin, neutral=neutral,
+                  context=context, best_of=best_of, share=share, tennis_score=tennis_score,
+                  entry=entry)
     renamed = [(arg, getattr(lay, part)) for arg, part in _ARGUMENTS
                if getattr(lay, part) is not None and getattr(lay, part) != arg]
     src = dataclasses.replace(src, columns=tuple(renamed))
@@ -383,6 +430,13 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
     pr: Any = _values(table, lay.period) if lay.period is not None else period
     wt = _values(table, lay.weight) if lay.weight is not None else None
     nt = _values(table, lay.neutral) if lay.neutral is not None else None
+    levers: dict[str, Any] = {
+        "context": table.column(lay.context) if lay.context is not None else None,
+        "best_of": _values(table, lay.best_of) if lay.best_of is not None else None,
+        "share": _values(table, lay.share) if lay.share is not None else None,
+        "entry": _values(table, lay.entry) if lay.entry is not None else None}
+    if lay.tennis_score is not None:
+        levers["share"] = tennis_games_share(table.column(lay.tennis_score), s >= 0.5)
     # the table goes first and the player columns are handed over as the only references
     # left, so that from_arrays can free them once the names are interned
     players = [table.column(lay.second), table.column(lay.first)]
@@ -390,5 +444,5 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
     release_arrow_memory()
     columns = {"white": players.pop(), "black": players.pop(), "score": s, "time": tm,
                "period": pr, "weight": wt, "margin": mg, "neutral": nt, "sort": sort,
-               "source": src}
+               "source": src, **{k: v for k, v in levers.items() if v is not None}}
     return columns, dropped

@@ -75,6 +75,18 @@ class Games:
     source: Source = field(default=NO_SOURCE, repr=False)
     #: rows left out while reading: (reason, count, first row) triples
     dropped: tuple[tuple[str, int, str], ...] = ()
+    #: the context of each game (tennis surface, venue, game mode) as int64 codes into
+    #: ``context_labels``: Elo's context ratings (``context_weight``)
+    context: np.ndarray | None = None
+    context_labels: np.ndarray | None = None
+    #: each game's match format, best of that many (odd) games: Elo's ``best_of``
+    best_of: np.ndarray | None = None
+    #: the first player's share of the points (games won / games played) in [0, 1]:
+    #: Elo's ``points_share``
+    share: np.ndarray | None = None
+    #: the starting rating of a player who has no games yet, per game (NaN: the
+    #: default): an entry level or tournament tier (Elo's newcomers)
+    entry: np.ndarray | None = None
 
     # -- construction -------------------------------------------------------------
 
@@ -82,7 +94,9 @@ class Games:
     def from_arrays(cls, white: Any, black: Any, score: Any, *, time: Any = None,
                     period: Any = None, weight: Any = None, margin: Any = None,
                     neutral: Any = None, players: Sequence[Any] | PlayerIndex | None = None,
-                    sort: bool = True, source: Source | str | None = None) -> Games:
+                    sort: bool = True, source: Source | str | None = None,
+                    context: Any = None, best_of: Any = None, share: Any = None,
+                    entry: Any = None) -> Games:
         """Build games from arrays (NumPy, lists, pandas/polars series, Arrow arrays).
 
         ``white``/``black`` are player names (any hashable values, interned here), or
@@ -91,6 +105,8 @@ class Games:
         (``"3d"``, ``"1w"``, ``"month"``, a number for numeric times). Games whose times
         are out of order are stably sorted by time (``sort=True``, the default; the
         results still come back in input order) or refused (``sort=False``).
+        ``context`` (labels), ``best_of`` (odd whole numbers), ``share`` (in [0, 1]) and
+        ``entry`` (ratings; NaN for none) feed Elo's modelling levers (see the fields).
         """
         src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
         # Arrow columns and lists go to the interner as they are (no round trip through
@@ -139,6 +155,7 @@ class Games:
         if neutral is not None:
             nt = as_bool(neutral, "neutral", src)
             check_length(nt, "neutral", n)
+        levers = _lever_columns(context, best_of, share, entry, n, src)
         tm, pr, labels = time_and_period(time, period, n, src)
         order = chronological_order(tm, pr, sort=sort, source=src)
 
@@ -154,9 +171,10 @@ class Games:
         wt = take(wt)
         mg = take(mg)
         nt = take(nt)
+        lever_values = {k: take(v) for k, v in levers.items() if k != "context_labels"}
         return cls(white=wi, black=bi, score=s, players=index, time=tm, period=pr,
                    period_labels=labels, weight=wt, margin=mg, neutral=nt, order=order,
-                   source=src)
+                   source=src, context_labels=levers["context_labels"], **lever_values)
 
     @classmethod
     def from_frame(cls, frame: Any, **columns: Any) -> Games:
@@ -197,6 +215,8 @@ class Games:
             self, white=self.white[:n], black=self.black[:n], score=self.score[:n],
             time=cut(self.time), period=cut(self.period), weight=cut(self.weight),
             margin=cut(self.margin), neutral=cut(self.neutral), order=None,
+            context=cut(self.context), best_of=cut(self.best_of), share=cut(self.share),
+            entry=cut(self.entry),
             source=self.source if self.order is None else dataclasses.replace(
                 self.source, rows=self.order[:n] if self.source.rows is None
                 else self.source.rows[self.order[:n]]))
@@ -233,6 +253,72 @@ def player_ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np
         raise fail_at(column, f"must be a player id in [0, {n_players})", ids,
                       int(np.argmax(bad)), source)
     return ids
+
+
+def _lever_columns(context: Any, best_of: Any, share: Any, entry: Any, n: int,
+                   src: Source) -> dict[str, np.ndarray | None]:
+    """The per-game columns of Elo's modelling levers, validated (None when absent)."""
+    from fastrate.data._csr import factorize
+
+    out: dict[str, np.ndarray | None] = {"context": None, "context_labels": None,
+                                         "best_of": None, "share": None, "entry": None}
+    if context is not None:
+        # a missing context (null, NaN or empty) is code -1: that game uses the overall
+        # ratings only
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        col = context if is_arrow_array(context) else pa.array(as_1d(context, "context"),
+                                                               from_pandas=True)
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        if len(col) != n:
+            raise InputError(f"column 'context' must have one value per game ({n}); got "
+                             f"{len(col)}")
+        present = pc.is_valid(col)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            present = pc.and_(present, pc.not_equal(pc.utf8_length(col), 0))
+        keep = np.asarray(pc.fill_null(present, False).to_numpy(zero_copy_only=False),
+                          dtype=bool)
+        codes = np.full(n, -1, dtype=np.int64)
+        labels = np.empty(0, dtype=object)
+        if keep.any():
+            ids, labels = factorize(col.filter(pa.array(keep)), "context", src)
+            codes[keep] = ids
+        out["context"], out["context_labels"] = codes, labels
+    if best_of is not None:
+        bo = as_float64(best_of, "best_of", src)
+        check_length(bo, "best_of", n)
+        bad = ~((bo >= 1) & (bo <= 99) & (bo == np.floor(bo)) & (np.mod(bo, 2) == 1))
+        if bad.any():
+            raise fail_at("best_of", "must be an odd whole number of games from 1 to 99",
+                          bo, int(np.argmax(bad)), src)
+        out["best_of"] = require(bo.astype(np.int64), np.int64)
+    if share is not None:
+        sh = as_float64(share, "share", src)
+        check_length(sh, "share", n)
+        check_range(sh, "share", 0.0, 1.0, src)
+        out["share"] = sh
+    if entry is not None:
+        en = _entry(entry, src)
+        check_length(en, "entry", n)
+        out["entry"] = en
+    return out
+
+
+def _entry(entry: Any, src: Source) -> np.ndarray:
+    """Entry ratings: finite numbers within +-1e9, or NaN / empty for none."""
+    arr = as_1d(entry, "entry")
+    try:
+        en = require(np.asarray(arr, dtype=np.float64), np.float64)
+    except (TypeError, ValueError):
+        raise InputError("column 'entry' must hold numbers (a starting rating, or empty "
+                         "for none)") from None
+    bad = np.isinf(en) | (np.abs(np.nan_to_num(en)) > 1e9)
+    if bad.any():
+        raise fail_at("entry", "must be a rating within +-1e9 (or empty for none)", en,
+                      int(np.argmax(bad)), src)
+    return en
 
 
 def time_and_period(time: Any, period: Any, n: int, source: Source
@@ -305,7 +391,10 @@ def games_from_box(box: list, *, white: str | None = None, black: str | None = N
                    time_format: str | None = None, period: Any = None,
                    weight: str | None = None, margin: str | None = None,
                    neutral: str | None = None, sort: bool = True,
-                   drop_self_play: bool = False, source: Source | str | None = None) -> Games:
+                   drop_self_play: bool = False, source: Source | str | None = None,
+                   context: str | None = None, best_of: str | None = None,
+                   share: str | None = None, tennis_score: str | None = None,
+                   entry: str | None = None) -> Games:
     """:class:`Games` from the Arrow table in the one-element list ``box``, which it
     empties (so that the table's columns are freed as soon as they are converted);
     column options as in :func:`fastrate.io.tables.games_from_table`."""
@@ -313,7 +402,9 @@ def games_from_box(box: list, *, white: str | None = None, black: str | None = N
         box, white=white, black=black, score=score, winner=winner, loser=loser,
         first_points=first_points, second_points=second_points, time=time,
         time_format=time_format, period=period, weight=weight, margin=margin,
-        neutral=neutral, sort=sort, drop_self_play=drop_self_play, source=source)
+        neutral=neutral, sort=sort, drop_self_play=drop_self_play, source=source,
+        context=context, best_of=best_of, share=share, tennis_score=tennis_score,
+        entry=entry)
     games = Games.from_arrays(columns.pop("white"), columns.pop("black"), columns.pop("score"),
                               **columns)
     return dataclasses.replace(games, dropped=dropped) if dropped else games

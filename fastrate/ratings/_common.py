@@ -23,7 +23,8 @@ from fastrate.errors import InputError
 
 __all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
            "open_records", "exact_records",
-           "cap_lead", "rating_lead", "table_value", "PeriodRule", "GROWTH_GLICKO",
+           "cap_lead", "rating_lead", "table_value", "best_of_probability",
+           "game_probability", "PeriodRule", "GROWTH_GLICKO",
            "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
 
 
@@ -60,6 +61,38 @@ def rating_lead(d, advantaged, advantage, cap):
     if advantaged:
         d += advantage
     return cap_lead(d, cap)
+
+
+@inline_kernel
+def best_of_probability(q, n):
+    """The probability of winning a best-of-``n`` match (``n`` odd: first to
+    ``m = (n + 1) / 2`` wins) when each game is won with probability ``q``:
+    ``sum_{k<m} C(m-1+k, k) q^m (1-q)^k`` (the negative binomial; best of 3:
+    ``q^2 (3 - 2q)``, best of 5: ``q^3 (10 - 15q + 6q^2)``)."""
+    m = (n + 1) // 2
+    term = q ** m
+    total = term
+    for k in range(1, m):
+        term *= (m - 1 + k) / k * (1.0 - q)
+        total += term
+    return total
+
+
+@inline_kernel
+def game_probability(p, n):
+    """The inverse of :func:`best_of_probability`: the per-game probability ``q`` that
+    wins a best-of-``n`` match with probability ``p`` (bisection to the last bit: the
+    function increases from 0 to 1)."""
+    if n <= 1:
+        return p
+    lo, hi = 0.0, 1.0
+    for _ in range(64):
+        mid = 0.5 * (lo + hi)
+        if best_of_probability(mid, n) < p:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 
 @inline_kernel

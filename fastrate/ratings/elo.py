@@ -53,6 +53,8 @@ from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     LN10,
     PREFETCH,
+    best_of_probability,
+    game_probability,
     logistic,
     prefetch_row,
     rating_lead,
@@ -66,6 +68,8 @@ __all__ = ["EloConfig", "rate", "expected_score", "world_football_k", "K_SCHEDUL
 K_SCHEDULES = ("constant", "games", "rating", "fide", "power")
 MARGIN_MODELS = ("none", "fte_nfl", "fte_nba", "world_football")
 UPDATES = ("game", "period")
+NEWCOMERS = ("fixed", "opponent")
+MAX_BEST_OF = 99  #: the longest match format (best of 99 games)
 
 _INF = math.inf
 #: the ranges of EloConfig's parameters: no real rating list comes near them, and within
@@ -101,6 +105,24 @@ class EloConfig:
     regression: float = 0.0
     regression_mean: float | None = None
     update: str = "game"
+    #: context ratings (a rating per context: tennis surface, venue, game mode; the
+    #: games' ``context`` column): the prediction uses
+    #: ``(1 - w) * overall + w * context rating`` (FiveThirtyEight's tennis blend: 0.5)
+    context_weight: float = 0.0
+    #: the context ratings' K: this factor times the schedule's K at the player's games
+    #: in that context
+    context_k: float = 1.0
+    #: match format: the ratings predict best-of-``best_of`` matches; a game whose
+    #: ``best_of`` column says otherwise gets ``P_n(P_ref^-1(E))`` (0: off)
+    best_of: int = 0
+    #: the result the update uses: ``(1 - f) * score + f * points share`` (the first
+    #: player's share of the points, e.g. games won in tennis; the games' ``share``)
+    points_share: float = 0.0
+    #: where a player with no games starts: ``fixed`` (``initial_rating``, or the games'
+    #: ``entry`` rating when they have one) or ``opponent`` (his first opponent's rating
+    #: plus ``newcomer_offset``)
+    newcomer: str = "fixed"
+    newcomer_offset: float = 0.0
 
     def __post_init__(self) -> None:
         # ranges wide enough for any real rating list and narrow enough that no
@@ -119,6 +141,19 @@ class EloConfig:
         if self.regression_mean is not None:
             check_number(o, "regression_mean", self.regression_mean, lo=-MAX_RATING,
                          hi=MAX_RATING)
+        check_number(o, "context_weight", self.context_weight, lo=0.0, hi=1.0)
+        check_number(o, "context_k", self.context_k, lo=0.0, hi=MAX_K)
+        check_number(o, "best_of", self.best_of, lo=0, hi=MAX_BEST_OF, integer=True)
+        if self.best_of and self.best_of % 2 == 0:
+            raise ConfigError(f"'best_of' of EloConfig must be 0 (off) or an odd number of "
+                              f"games (1, 3, 5 ...); got {self.best_of}")
+        check_number(o, "points_share", self.points_share, lo=0.0, hi=1.0)
+        check_choice(o, "newcomer", self.newcomer, NEWCOMERS)
+        check_number(o, "newcomer_offset", self.newcomer_offset, lo=-MAX_RATING,
+                     hi=MAX_RATING)
+        if self.update == "period" and self.context_weight > 0:
+            raise ConfigError("context_weight of EloConfig works game by game: use "
+                              "update='game' with context ratings")
         check_number(o, "fide_threshold", self.fide_threshold)
         check_number(o, "fide_k", self.fide_k, lo=0.0, hi=MAX_K)
         if not isinstance(self.k_power, (tuple, list)) or len(self.k_power) != 3:
@@ -144,6 +179,12 @@ class EloConfig:
             if bounds[-1] != _INF:
                 raise ConfigError("'k_table' of EloConfig must end with an (inf, K) row so every "
                                   f"value has a K; last bound is {bounds[-1]}")
+
+    @property
+    def continuable(self) -> bool:
+        """Whether a run can continue from saved state (``initial=``, chunks): not with
+        context ratings, which the saved state does not hold."""
+        return self.context_weight == 0
 
     # -- presets from real rating lists ---------------------------------------------
 
@@ -230,6 +271,13 @@ class _EloParams(NamedTuple):
     regression: float  #: the fraction moved toward ``regression_mean`` in a new period
     regression_mean: float
     by_period: bool  #: ``update="period"``
+    context_weight: float  #: the context rating's share of the prediction
+    context_k: float  #: the context ratings' K factor
+    n_context: int  #: contexts per player in ``ctx_rating`` (0: no context ratings)
+    best_of: int  #: the match format the ratings predict (0: off)
+    points_share: float  #: the points share's part of the result
+    newcomer: int  #: index of the newcomer rule in NEWCOMERS
+    newcomer_offset: float
 
 
 @inline_kernel
@@ -276,18 +324,33 @@ def _given(input_row, weight, neutral, period, pre_white):
             period.shape[0] > 0, pre_white.shape[0] > 0)
 
 
+@inline_kernel
+def _newcomer_rating(params, me, other, games_played, rating, entry, i):
+    """Where player ``me`` (no games yet) starts in game ``i``: the game's ``entry``
+    rating when given, else (``newcomer="opponent"``) his opponent's rating plus the
+    offset when the opponent has played, else his current (initial) rating."""
+    if entry.shape[0] > 0 and not math.isnan(entry[i]):
+        return entry[i]
+    if params.newcomer == 1 and games_played[other] > 0:
+        return rating[other] + params.newcomer_offset
+    return rating[me]
+
+
 @kernel
 def _elo_kernel(white, black, score, weight, margin, neutral, period,
                 rating, games_played, last_period, reached,
                 reset_game, reset_player, reset_value, bounds, values, params,
-                pending, stamp, touched, pred, pre_white, pre_black, input_row):
+                pending, stamp, touched, pred, pre_white, pre_black, input_row,
+                context, best_of, share, entry, ctx_rating, ctx_games):
     """Elo over games in order, with the options of ``params`` (an :class:`_EloParams`;
     ``bounds``/``values``: the K table). Per-game arrays ``weight``, ``margin``,
-    ``neutral`` and ``period`` may have length 0 (absent); ``pending``/``stamp``/``touched``
-    are scratch (length n_players) used only when ``params.by_period``. Writes ``pred``
-    (and, when they have length n, the pre-game ratings ``pre_white``/``pre_black``) at
-    each game's input row ``input_row[i]`` (length 0: the stored order is the input
-    order) and updates the per-player state in place."""
+    ``neutral``, ``period``, ``context``, ``best_of``, ``share`` and ``entry`` may have
+    length 0 (absent); ``pending``/``stamp``/``touched`` are scratch (length n_players)
+    used only when ``params.by_period``; ``ctx_rating``/``ctx_games`` hold each player's
+    rating and games in each of ``params.n_context`` contexts (row-major). Writes
+    ``pred`` (and, when they have length n, the pre-game ratings
+    ``pre_white``/``pre_black``) at each game's input row ``input_row[i]`` (length 0: the
+    stored order is the input order) and updates the per-player state in place."""
     k_mode = params.k_mode
     fide_threshold = params.fide_threshold
     regression = params.regression
@@ -297,6 +360,11 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
     has_r, has_w, has_n, has_p, record = _given(input_row, weight, neutral, period, pre_white)
     has_m = margin.shape[0] > 0
     has_pred = pred.shape[0] > 0
+    has_bo = best_of.shape[0] > 0 and params.best_of > 0
+    has_share = share.shape[0] > 0 and params.points_share > 0.0
+    n_ctx = params.n_context if context.shape[0] > 0 else 0
+    cw = params.context_weight
+    newcomers = entry.shape[0] > 0 or params.newcomer != 0
     no_period = np.iinfo(np.int64).min
     n_res = reset_game.shape[0]
     rp = 0
@@ -318,6 +386,13 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         a = white[i]
         b = black[i]
         row = input_row[i] if has_r else i  # where this game's outputs go
+        if newcomers:  # before regression and resets, which win over it
+            new_a = games_played[a] == 0
+            new_b = games_played[b] == 0
+            if new_a:
+                rating[a] = _newcomer_rating(params, a, b, games_played, rating, entry, i)
+            if new_b:
+                rating[b] = _newcomer_rating(params, b, a, games_played, rating, entry, i)
         if regression > 0.0:
             if last_period[a] != no_period and p > last_period[a]:
                 rating[a] = rating[a] * (1.0 - regression) + regression * regression_mean
@@ -342,9 +417,23 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         if record:
             pre_white[row] = rating[a]
             pre_black[row] = rating[b]
-        d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), params.advantage,
-                        params.cap)
+        ra = rating[a]
+        rb = rating[b]
+        in_ctx = n_ctx > 0 and context[i] >= 0  # (-1: no context for this game)
+        ca = cb = 0
+        if in_ctx:
+            ca = a * n_ctx + context[i]
+            cb = b * n_ctx + context[i]
+            if ctx_games[ca] == 0:
+                ctx_rating[ca] = ra  # a first game in this context starts from the overall
+            if ctx_games[cb] == 0:
+                ctx_rating[cb] = rb
+            ra = (1.0 - cw) * ra + cw * ctx_rating[ca]
+            rb = (1.0 - cw) * rb + cw * ctx_rating[cb]
+        d = rating_lead(ra - rb, not (has_n and neutral[i]), params.advantage, params.cap)
         e = logistic(d, params.factor)
+        if has_bo and best_of[i] != params.best_of:
+            e = best_of_probability(game_probability(e, params.best_of), best_of[i])
         if has_pred:
             pred[row] = e
         s = score[i]
@@ -353,7 +442,18 @@ def _elo_kernel(white, black, score, weight, margin, neutral, period,
         mult = _margin_multiplier(params.mov_mode, margin[i] if has_m else 0.0, d, s)
         if has_w:
             mult *= weight[i]
+        if has_share:  # the result the update uses: part score, part share of the points
+            s = (1.0 - params.points_share) * s + params.points_share * share[i]
         diff = mult * (s - e)
+        if in_ctx:
+            kca = params.context_k * _k_factor(params, ctx_games[ca], ctx_rating[ca],
+                                               reached[a], bounds, values)
+            kcb = params.context_k * _k_factor(params, ctx_games[cb], ctx_rating[cb],
+                                               reached[b], bounds, values)
+            ctx_rating[ca] += kca * diff
+            ctx_rating[cb] -= kcb * diff
+            ctx_games[ca] += 1
+            ctx_games[cb] += 1
         if by_period:
             pending[a] += ka * diff
             pending[b] -= kb * diff
@@ -612,6 +712,32 @@ def _overflow_error(games: Games, config: EloConfig, initial: Any, resets: Any) 
         "multiplier x weight: lower K, the weights or the margins")
 
 
+def _lever_columns(games: Games, config: EloConfig
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The per-game columns the modelling levers of ``config`` read, each empty when
+    unused: context codes (and the number of contexts), match formats, points shares and
+    entry ratings. A lever that needs a column the games lack is refused."""
+    def need(name: str, what: str) -> np.ndarray:
+        column = getattr(games, name, None)
+        if column is None:
+            raise InputError(f"{what} needs the games' {name!r} column (read_games(..., "
+                             f"{name}='COLUMN') or --{name.replace('_', '-')} COLUMN)")
+        return column
+
+    context = best_of = share = _EMPTY_I
+    n_context = 0
+    if config.context_weight > 0:
+        context = need("context", "context_weight")
+        labels = getattr(games, "context_labels", None)
+        n_context = len(labels) if labels is not None else int(context.max()) + 1
+        n_context = max(n_context, 1)
+    if config.best_of > 0:
+        best_of = need("best_of", "best_of")
+    share = need("share", "points_share") if config.points_share > 0 else _EMPTY_F
+    entry = getattr(games, "entry", None)
+    return (context, best_of, share, _EMPTY_F if entry is None else entry, n_context)
+
+
 def _rate(games: Games, config: EloConfig, initial: Any, resets: Any, record_pregame: bool,
           predictions: bool) -> Ratings:
     """:func:`rate` after its type checks, without the final check for overflow."""
@@ -621,6 +747,10 @@ def _rate(games: Games, config: EloConfig, initial: Any, resets: Any, record_pre
     if (config.regression > 0 or config.update == "period") and games.period is None:
         raise InputError("regression and update='period' need rating periods: give the games "
                          "a period (e.g. period='1w' with a time column, or a season column)")
+    if initial is not None and not config.continuable:
+        raise ConfigError("context ratings (context_weight > 0) are not kept in the saved "
+                          "state, so a run with them cannot continue from initial ratings: "
+                          "rate the whole history (and read it whole: --chunk-rows 0)")
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating)
     n_players = len(state.players)
     if resets is not None:
@@ -653,8 +783,14 @@ def _rate(games: Games, config: EloConfig, initial: Any, resets: Any, record_pre
     period = _EMPTY_I if games.period is None else games.period
     # outputs go straight to input order (no scatter pass afterwards)
     input_row = _EMPTY_I if games.order is None else require(games.order, np.int64)
+    context, best_of, share, entry, n_context = _lever_columns(games, config)
+    ctx_rating = np.zeros(n_players * n_context, dtype=np.float64)
+    ctx_games = np.zeros(n_players * n_context, dtype=np.int64)
+    levers = (n_context > 0 or best_of.shape[0] > 0 or share.shape[0] > 0
+              or entry.shape[0] > 0 or config.newcomer != "fixed")
     simple = (config.k_schedule == "constant" and config.margin == "none"
-              and config.regression == 0.0 and reset_game.shape[0] == 0 and not by_period)
+              and config.regression == 0.0 and reset_game.shape[0] == 0 and not by_period
+              and not levers)
     factor, cap, advantage = LN10 / config.scale, float(config.cap or 0.0), float(config.advantage)
     step = EloStep(float(config.k), factor, cap, advantage)
     if simple and not predictions and not record_pregame and _rate_final(
@@ -669,12 +805,16 @@ def _rate(games: Games, config: EloConfig, initial: Any, resets: Any, record_pre
             float(config.k), _K_MODE[config.k_schedule], float(config.k_power[0]),
             float(config.k_power[1]), float(config.k_power[2]), float(config.fide_threshold),
             float(config.fide_k), factor, cap, advantage, _MOV_MODE[config.margin],
-            float(config.regression), float(mean), by_period)
+            float(config.regression), float(mean), by_period, float(config.context_weight),
+            float(config.context_k), n_context, int(config.best_of),
+            float(config.points_share), NEWCOMERS.index(config.newcomer),
+            float(config.newcomer_offset))
         _elo_kernel(games.white, games.black, games.score, weight,
                     _EMPTY_F if games.margin is None else games.margin, neutral, period,
                     state.rating, state.games_played, state.last_period, reached,
                     reset_game, reset_player, reset_value, bounds, values, params,
-                    pending, stamp, touched, pred, pre_white, pre_black, input_row)
+                    pending, stamp, touched, pred, pre_white, pre_black, input_row,
+                    context, best_of, share, entry, ctx_rating, ctx_games)
     return Ratings(system="elo", players=state.players, rating=state.rating,
                    games_played=state.games_played,
                    predictions=pred if predictions else None, config=config,

@@ -84,6 +84,38 @@ def margin_multiplier(model: str, margin: float, d: float, s: float) -> float:
     raise ValueError(model)
 
 
+def match_win(q: float, n: int) -> float:
+    """P(winning a best-of-``n`` match) with per-game probability ``q``, by dynamic
+    programming over the score (first to (n+1)/2), not by the closed form."""
+    need = (n + 1) // 2
+    from functools import cache
+
+    @cache
+    def win(mine: int, theirs: int) -> float:
+        if mine == need:
+            return 1.0
+        if theirs == need:
+            return 0.0
+        return q * win(mine + 1, theirs) + (1 - q) * win(mine, theirs + 1)
+
+    return win(0, 0)
+
+
+def game_win(p: float, n: int) -> float:
+    """The per-game probability whose best-of-``n`` match probability is ``p``
+    (bisection on :func:`match_win`)."""
+    if n == 1:
+        return p
+    lo, hi = 0.0, 1.0
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        if match_win(mid, n) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
 def rate(white: Sequence[Any], black: Sequence[Any], score: Sequence[float], config: Any, *,
          period: Sequence[int] | None = None, time: Sequence[float] | None = None,
          weight: Sequence[float] | None = None, margin: Sequence[float] | None = None,
@@ -91,9 +123,22 @@ def rate(white: Sequence[Any], black: Sequence[Any], score: Sequence[float], con
          initial: dict[Any, float] | None = None,
          initial_games: dict[Any, int] | None = None,
          initial_last_period: dict[Any, int] | None = None,
-         resets: Sequence[tuple[Any, float, float]] = (), reset_on: str = "period") -> Result:
-    """Rate the games in the order given with the options of ``config`` (an EloConfig)."""
+         resets: Sequence[tuple[Any, float, float]] = (), reset_on: str = "period",
+         context: Sequence[Any] | None = None, best_of: Sequence[int] | None = None,
+         share: Sequence[float] | None = None, entry: Sequence[float] | None = None
+         ) -> Result:
+    """Rate the games in the order given with the options of ``config`` (an EloConfig).
+
+    The modelling levers: context ratings (a rating per (player, context), starting at
+    the player's overall rating when he first plays in it, predicting with the blend
+    ``(1-w) overall + w context``, updated with ``context_k`` times the schedule's K at
+    his games in that context); the match format (``best_of``); the points share in the
+    result; newcomers (a player with no games starts at the game's entry rating, else
+    with ``newcomer='opponent'`` at his opponent's rating plus the offset when the
+    opponent has played)."""
     c = config
+    ctx_rating: dict[tuple[Any, Any], float] = {}
+    ctx_played: dict[tuple[Any, Any], int] = {}
     n = len(white)
     rating: dict[Any, float] = dict(initial or {})
     played: dict[Any, int] = dict(initial_games or {})
@@ -128,6 +173,18 @@ def rate(white: Sequence[Any], black: Sequence[Any], score: Sequence[float], con
         for x in (a, b):
             if x not in rating:
                 rating[x] = c.initial_rating
+            played.setdefault(x, 0)
+        starts = {}
+        for x, other in ((a, b), (b, a)):
+            if played[x] == 0:
+                if entry is not None and not math.isnan(entry[i]):
+                    starts[x] = float(entry[i])
+                elif c.newcomer == "opponent" and played[other] > 0:
+                    starts[x] = rating[other] + c.newcomer_offset
+        rating.update(starts)
+        for x in (a, b):
+            if x not in rating:
+                rating[x] = c.initial_rating
                 observe(x)
             played.setdefault(x, 0)
             if c.regression > 0 and x in last and p > last[x]:
@@ -145,12 +202,25 @@ def rate(white: Sequence[Any], black: Sequence[Any], score: Sequence[float], con
         res.pre_white.append(rating[a])
         res.pre_black.append(rating[b])
 
-        d = rating[a] - rating[b]
+        ra, rb = rating[a], rating[b]
+        use_context = (context is not None and c.context_weight > 0
+                       and context[i] not in (None, ""))
+        if use_context:
+            for x in (a, b):
+                key = (x, context[i])
+                if ctx_played.get(key, 0) == 0:
+                    ctx_rating[key] = rating[x]
+            w = c.context_weight
+            ra = (1 - w) * ra + w * ctx_rating[(a, context[i])]
+            rb = (1 - w) * rb + w * ctx_rating[(b, context[i])]
+        d = ra - rb
         if not (neutral is not None and neutral[i]):
             d = d + c.advantage
         if c.cap is not None:
             d = min(max(d, -c.cap), c.cap)
         e = expected(d, c.scale)
+        if best_of is not None and c.best_of and best_of[i] != c.best_of:
+            e = match_win(game_win(e, c.best_of), best_of[i])
         res.predictions.append(e)
 
         def k_of(x: Any) -> float:
@@ -168,8 +238,24 @@ def rate(white: Sequence[Any], black: Sequence[Any], score: Sequence[float], con
 
         mult = margin_multiplier(c.margin, margin[i] if margin is not None else 0.0, d, s)
         w = weight[i] if weight is not None else 1.0
+        if share is not None and c.points_share > 0:
+            s = (1 - c.points_share) * s + c.points_share * share[i]
         change_a = k_of(a) * mult * w * (s - e)
         change_b = -k_of(b) * mult * w * (s - e)
+        if use_context:
+            def k_context(x: Any, i: int = i) -> float:
+                key = (x, context[i])
+                saved = played[x], rating[x]
+                played[x], rating[x] = ctx_played.get(key, 0), ctx_rating[key]
+                k = k_of(x)  # the schedule at his games (and rating) in this context
+                played[x], rating[x] = saved
+                return c.context_k * k
+
+            ka, kb = k_context(a), k_context(b)
+            ctx_rating[(a, context[i])] += ka * mult * w * (s - e)
+            ctx_rating[(b, context[i])] -= kb * mult * w * (s - e)
+            for x in (a, b):
+                ctx_played[(x, context[i])] = ctx_played.get((x, context[i]), 0) + 1
         if c.update == "period":
             pending[a] = pending.get(a, 0.0) + change_a
             pending[b] = pending.get(b, 0.0) + change_b
