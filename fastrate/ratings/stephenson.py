@@ -62,6 +62,8 @@ from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
 from fastrate.ratings._common import (
+    BLOCK,
+    PREFETCH,
     REC_DELTA,
     REC_INFO,
     REC_LAST,
@@ -72,7 +74,10 @@ from fastrate.ratings._common import (
     close_records,
     exact_records,
     exp,
+    gather_block,
     open_records,
+    prefetch_row,
+    records,
     reported_last,
     select,
 )
@@ -149,6 +154,8 @@ class StephensonConfig:
 #: columns of the side array: the neighbourhood sum ``sum (r_j - r)`` and the games of
 #: the current period
 _NEIGH, _COUNT = 0, 1
+#: the record columns gathered into rows 0-3 of the period-end block
+_GATHER = (REC_VAR, REC_INFO, REC_DELTA, REC_LEVEL)
 
 
 class _StephParams(NamedTuple):
@@ -162,7 +169,7 @@ class _StephParams(NamedTuple):
 
 @kernel
 def _stephenson_kernel(white, black, score, neutral, period, starts, rec, side, params,
-                       touched, pred):
+                       touched, buf, pred):
     """Stephenson over all rating periods.
 
     ``starts`` holds the first game index of every period plus ``n``; ``period[starts[k]]``
@@ -171,14 +178,18 @@ def _stephenson_kernel(white, black, score, neutral, period, starts, rec, side, 
     played in (-1 before), his rating and ``RD^2`` as of the onset of the period, the
     sums ``q^2 sum g^2 E (1 - E)`` and ``q sum g (s + b - E)``, his games (column 2) and
     his last period (NaN: none); ``side`` (n_players x 2) the neighbourhood sum and the
-    period's games. ``params`` is a :class:`_StephParams`; ``touched`` (n_players + 1) is
-    scratch; ``neutral`` and ``pred`` may have length 0. Each period costs O(games in it):
-    one game-by-game pass (growth at a player's first game of the period by
-    :func:`~fastrate.ratings.glicko.family_touch`), then the update of everyone listed
+    period's games. ``params`` is a :class:`_StephParams`; ``touched`` (n_players + 1)
+    and ``buf`` (8 x ``BLOCK``) are scratch; ``neutral`` and ``pred`` may have length 0.
+    Each period costs O(games in it): the games in blocks as Glicko's
+    (:func:`~fastrate.ratings.glicko.family_games`: gather the onset values, with the
+    growth of :func:`~fastrate.ratings.glicko.family_touch` at a player's first game of
+    the period, and prefetch the records ahead; compute the block's terms, vectorised;
+    add them to the players' sums in game order), then the update of everyone listed
     (``RD^2`` stored as ``rd * rd``)."""
     rule = params.rule
     q = rule.g_num
     k3 = rule.k3
+    bonus = params.bonus
     has_n = neutral.shape[0] > 0
     has_pred = pred.shape[0] > 0
     for k in range(starts.shape[0] - 1):
@@ -187,49 +198,79 @@ def _stephenson_kernel(white, black, score, neutral, period, starts, rec, side, 
         p = float(period[lo])
         fk = float(k)
         nt = 0
-        for i in range(lo, hi):
-            a = white[i]
-            b = black[i]
-            new_a = rec[a, REC_STAMP] != fk
-            side[a, _NEIGH] = select(new_a, 0.0, side[a, _NEIGH])
-            side[a, _COUNT] = select(new_a, 0.0, side[a, _COUNT])
-            nt = family_touch(rec, a, fk, p, rule, touched, nt)
-            new_b = rec[b, REC_STAMP] != fk
-            side[b, _NEIGH] = select(new_b, 0.0, side[b, _NEIGH])
-            side[b, _COUNT] = select(new_b, 0.0, side[b, _COUNT])
-            nt = family_touch(rec, b, fk, p, rule, touched, nt)
-            h = rule.advantage
-            if has_n and neutral[i]:
-                h = 0.0
-            ra = rec[a, REC_LEVEL]
-            rb = rec[b, REC_LEVEL]
-            va = rec[a, REC_VAR]
-            vb = rec[b, REC_VAR]
-            diff = (ra + h) - rb
-            ga = q / math.sqrt(1.0 + k3 * va)
-            gb = q / math.sqrt(1.0 + k3 * vb)
-            e_ab = 1.0 / (1.0 + exp(-gb * diff))
-            e_ba = 1.0 / (1.0 + exp(ga * diff))
-            s = score[i]
-            rec[a, REC_INFO] += gb * gb * e_ab * (1.0 - e_ab)
-            rec[a, REC_DELTA] += gb * ((s + params.bonus) - e_ab)
-            rec[b, REC_INFO] += ga * ga * e_ba * (1.0 - e_ba)
-            rec[b, REC_DELTA] += ga * (((1.0 - s) + params.bonus) - e_ba)
-            side[a, _NEIGH] += rb - ra
-            side[b, _NEIGH] += ra - rb
-            side[a, _COUNT] += 1.0
-            side[b, _COUNT] += 1.0
+        for s0 in range(lo, hi, BLOCK):
+            m = min(BLOCK, hi - s0)
+            for j in range(m):
+                if s0 + j + PREFETCH < hi:
+                    prefetch_row(rec, white[s0 + j + PREFETCH])
+                    prefetch_row(rec, black[s0 + j + PREFETCH])
+                    prefetch_row(side, white[s0 + j + PREFETCH])
+                    prefetch_row(side, black[s0 + j + PREFETCH])
+                a = white[s0 + j]
+                b = black[s0 + j]
+                new_a = rec[a, REC_STAMP] != fk
+                side[a, _NEIGH] = select(new_a, 0.0, side[a, _NEIGH])
+                side[a, _COUNT] = select(new_a, 0.0, side[a, _COUNT])
+                nt = family_touch(rec, a, fk, p, rule, touched, nt)
+                new_b = rec[b, REC_STAMP] != fk
+                side[b, _NEIGH] = select(new_b, 0.0, side[b, _NEIGH])
+                side[b, _COUNT] = select(new_b, 0.0, side[b, _COUNT])
+                nt = family_touch(rec, b, fk, p, rule, touched, nt)
+                h = rule.advantage
+                if has_n and neutral[s0 + j]:
+                    h = 0.0
+                ra = rec[a, REC_LEVEL]
+                rb = rec[b, REC_LEVEL]
+                buf[0, j] = (ra + h) - rb
+                buf[1, j] = rec[a, REC_VAR]
+                buf[2, j] = rec[b, REC_VAR]
+                buf[3, j] = ra - rb
+            # the block's terms (vectorised); slices indexed from 0
+            scores = score[s0:s0 + m]
+            for j in range(m):
+                diff = buf[0, j]
+                va = buf[1, j]
+                vb = buf[2, j]
+                ga = q / math.sqrt(1.0 + k3 * va)
+                gb = q / math.sqrt(1.0 + k3 * vb)
+                e_ab = 1.0 / (1.0 + exp(-gb * diff))
+                e_ba = 1.0 / (1.0 + exp(ga * diff))
+                s = scores[j]
+                buf[4, j] = gb * gb * e_ab * (1.0 - e_ab)
+                buf[5, j] = gb * ((s + bonus) - e_ab)
+                buf[6, j] = ga * ga * e_ba * (1.0 - e_ba)
+                buf[7, j] = ga * (((1.0 - s) + bonus) - e_ba)
             if has_pred:
-                pred[i] = 1.0 / (1.0 + exp(-q * diff / math.sqrt(1.0 + k3 * (va + vb))))
-        for t in range(nt):
-            x = touched[t]
-            n_x = side[x, _COUNT]
-            v = 1.0 / (1.0 / (rec[x, REC_VAR] + n_x * params.h2) + rec[x, REC_INFO])
-            r = rec[x, REC_LEVEL] + v * rec[x, REC_DELTA]
-            rec[x, REC_LEVEL] = r + params.lam * side[x, _NEIGH] / n_x
-            rd = math.sqrt(v)
-            rec[x, REC_VAR] = rd * rd
-            rec[x, REC_LAST] = p
+                preds = pred[s0:s0 + m]
+                for j in range(m):
+                    preds[j] = 1.0 / (1.0 + exp(-q * buf[0, j]
+                                                / math.sqrt(1.0 + k3 * (buf[1, j] + buf[2, j]))))
+            # the sums, in game order
+            for j in range(m):
+                a = white[s0 + j]
+                b = black[s0 + j]
+                rec[a, REC_INFO] += buf[4, j]
+                rec[a, REC_DELTA] += buf[5, j]
+                rec[b, REC_INFO] += buf[6, j]
+                rec[b, REC_DELTA] += buf[7, j]
+                side[a, _NEIGH] -= buf[3, j]
+                side[b, _NEIGH] += buf[3, j]
+                side[a, _COUNT] += 1.0
+                side[b, _COUNT] += 1.0
+        for t0 in range(0, nt, BLOCK):
+            m = gather_block(rec, touched, t0, nt, buf, _GATHER)
+            for j in range(m):
+                x = touched[t0 + j]
+                n_x = side[x, _COUNT]
+                v = 1.0 / (1.0 / (buf[0, j] + n_x * params.h2) + buf[1, j])
+                buf[4, j] = (buf[3, j] + v * buf[2, j]) + params.lam * side[x, _NEIGH] / n_x
+                rd = math.sqrt(v)
+                buf[5, j] = rd * rd
+            for j in range(m):
+                x = touched[t0 + j]
+                rec[x, REC_LEVEL] = buf[4, j]
+                rec[x, REC_VAR] = buf[5, j]
+                rec[x, REC_LAST] = p
 
 
 # ----------------------------------------------------------------------------------
@@ -284,7 +325,8 @@ def rate(games: Games, config: StephensonConfig = StephensonConfig(), initial: A
                           float(config.neighbourhood) / 100.0)
     _stephenson_kernel(games.white, games.black, games.score,
                        neutral_flags(games, config.advantage), period, starts, rec,
-                       np.zeros((n, 2)), params, np.empty(n + 1, dtype=np.int64), pred)
+                       records(n, 2), params, np.empty(n + 1, dtype=np.int64),
+                       np.empty((8, BLOCK)), pred)
     played = close_records(rec, games, state)
     state.rating[played] = rec[played, REC_LEVEL]
     state.rd[played] = np.sqrt(rec[played, REC_VAR])
