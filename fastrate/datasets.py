@@ -7,10 +7,10 @@ from pathlib import Path
 
 from fastrate.data._csr import factorize
 from fastrate.data.games import Games
+from fastrate.data.match_types import match_type_weights
 from fastrate.data.matches import Matches
 from fastrate.errors import InputError
 from fastrate.io.tables import games_from_table, read_table
-from fastrate.ratings.elo import world_football_k
 
 __all__ = ["example_path", "load_example", "EXAMPLES", "load_f1"]
 
@@ -51,7 +51,7 @@ def load_example(name: str = "football", period: str | None = None):
         return load_f1(teams=name == "f1_teams", period=period)
     table = read_table(path)
     g = games_from_table(table, period=period, source=path.name)
-    weights = world_football_k(table.column("tournament")) / 40.0
+    weights = match_type_weights(table.column("tournament"))
     return Games(white=g.white, black=g.black, score=g.score, players=g.players, time=g.time,
                  period=g.period, period_labels=g.period_labels,
                  weight=weights if g.order is None else weights[g.order], margin=g.margin,

@@ -159,3 +159,36 @@ def test_evaluate_without_times(tmp_path):
     assert "coin flip" in result.output and "Traceback" not in result.output
     result = CliRunner().invoke(main, ["rate", str(path), "-s", "glicko"])
     assert result.exit_code == 0 and "single period" in result.stderr
+
+
+def test_a_preset_means_the_same_on_the_users_copy(tmp_path):
+    """Issue 13 §5: elo@world_football on the user's own copy of the football results
+    with --weight tournament gives the bundled example's ratings to the bit; without
+    weights a note says what is missing."""
+    import pyarrow.csv as pacsv
+
+    path = tmp_path / "results.csv"
+    pacsv.write_csv(read_table(fastrate.datasets.example_path("football")), path)
+    mine = CliRunner().invoke(main, ["rate", str(path), "-s", "elo@world_football",
+                                     "--weight", "tournament", "--format", "json"])
+    example = CliRunner().invoke(main, ["rate", "--example", "football", "--format", "json"])
+    assert mine.exit_code == 0 and example.exit_code == 0, mine.output
+    assert json.loads(mine.stdout) == json.loads(example.stdout)
+    bare = CliRunner().invoke(main, ["rate", str(path), "-s", "elo@world_football",
+                                     "--top", "1"])
+    assert bare.exit_code == 0 and "give --weight tournament" in bare.stderr
+
+
+def test_text_weights_are_match_types(tmp_path):
+    from fastrate.data.match_types import world_football_k
+
+    path = tmp_path / "g.csv"
+    path.write_text("white,black,score,tournament\na,b,1,Friendly\nb,a,0,FIFA World Cup\n"
+                    "a,b,1,Copa América\nb,a,1,FIFA World Cup qualification\n"
+                    "a,b,0,Baltic Cup\n")
+    g = fastrate.read_games(path, weight="tournament")
+    np.testing.assert_array_equal(g.weight, np.array([20, 60, 50, 40, 30]) / 40)
+    assert world_football_k(["FIFA World Cup"]).tolist() == [60.0]
+    path.write_text("white,black,score,tournament\na,b,1,Friendly\nb,a,0,\n")
+    with pytest.raises(fastrate.errors.InputError, match="weight|tournament"):
+        fastrate.read_games(path, weight="tournament")

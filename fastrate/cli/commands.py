@@ -68,6 +68,16 @@ def _default_period(games, names, evaluating: bool, note: bool = True):
     return games
 
 
+def _note_unweighted(games, specs) -> None:
+    """World Football Elo weighs each match by its type; say so when the games have no
+    weights (a user's own copy of the football results read without --weight)."""
+    if getattr(games, "weight", 1) is None and any(
+            "@world_football" in str(getattr(s, "label", s)) for s in specs):
+        click.echo("fastrate: note: elo@world_football weighs each match by its type (K 20 "
+                   "for a friendly ... 60 at a World Cup); these games have no weights: give "
+                   "--weight tournament (the bundled example has them)", err=True)
+
+
 def _example_system(example: str | None) -> str:
     """The default system of an example (or of a FILE when None)."""
     return {"football": "elo@world_football", "f1": "trueskill",
@@ -240,6 +250,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, by, w
                                   + ", ".join(system_names("matches")) + ")")
             games = games.to_games()  # a two-player system on two-player matches
         games = _default_period(games, [name], evaluating=False)
+        _note_unweighted(games, [parsed])
         bar.step()
         kwargs: dict[str, Any] = {}
         if initial is not None:
@@ -514,6 +525,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
                            + "); give --period to include them", err=True)
                 specs, names = [specs[i] for i in keep], [names[i] for i in keep]
             games = _default_period(games, names, evaluating=True)
+            _note_unweighted(games, specs)
             stages.step()
             result = evaluate(games, specs, burn_in=burn_in, draws=draws, initial=start,
                               resets=_read_state(resets, "resets", columns.get("period")),

@@ -319,6 +319,26 @@ def _values(table, name: str) -> np.ndarray:
     return arrow_to_numpy(table.column(name))
 
 
+def _weights(column) -> np.ndarray:
+    """A weight column: numbers as they are; names of match types (a ``tournament``
+    column) through World Football Elo's table of K by match type, relative to K 40
+    (:func:`fastrate.data.match_types.match_type_weights`)."""
+    import pyarrow as pa
+
+    t = column.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        from fastrate.data.match_types import match_type_weights
+
+        weights = match_type_weights(column)
+        if column.null_count:  # a missing match type: NaN, refused naming its row
+            weights[np.asarray(column.is_null().to_numpy(zero_copy_only=False),
+                               dtype=bool)] = np.nan
+        return weights
+    return arrow_to_numpy(column)
+
+
 def release_arrow_memory() -> None:
     """Give the memory Arrow's allocator keeps after frees back to the system, so that
     the NumPy arrays allocated next do not add to it (a lower peak; a millisecond)."""
@@ -428,7 +448,7 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
     if lay.time is not None:
         tm = time_values(table.column(lay.time), lay.time, time_format, src)
     pr: Any = _values(table, lay.period) if lay.period is not None else period
-    wt = _values(table, lay.weight) if lay.weight is not None else None
+    wt = _weights(table.column(lay.weight)) if lay.weight is not None else None
     nt = _values(table, lay.neutral) if lay.neutral is not None else None
     levers: dict[str, Any] = {
         "context": table.column(lay.context) if lay.context is not None else None,
@@ -437,6 +457,10 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
         "entry": _values(table, lay.entry) if lay.entry is not None else None}
     if lay.tennis_score is not None:
         levers["share"] = tennis_games_share(table.column(lay.tennis_score), s >= 0.5)
+    elif levers["share"] is None and lay.points is not None:
+        # the first side's share of the points (0.5 when neither scored)
+        total = p1 + p2
+        levers["share"] = np.where(total > 0, p1 / np.where(total > 0, total, 1.0), 0.5)
     # the table goes first and the player columns are handed over as the only references
     # left, so that from_arrays can free them once the names are interned
     players = [table.column(lay.second), table.column(lay.first)]

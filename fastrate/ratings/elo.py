@@ -48,6 +48,7 @@ from fastrate._validate import (
     require,
 )
 from fastrate.data import Games, PlayerState, Ratings
+from fastrate.data.match_types import world_football_k  # re-exported: fastrate.elo's API
 from fastrate.data.state import FIDE_REACHED, GAMES_PLAYED, LAST_PERIOD, RATING
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
@@ -219,32 +220,6 @@ class EloConfig:
         bundled football example carries exactly that weight).
         """
         return cls(**{"k": 40.0, "advantage": 100.0, "margin": "world_football", **kw})
-
-
-def world_football_k(tournament: Any) -> np.ndarray:
-    """eloratings.net's K by match type from tournament names.
-
-    60 World Cup finals; 50 continental championship finals and major intercontinental
-    tournaments; 40 World Cup and continental qualifiers and major tournaments;
-    30 all other tournaments; 20 friendlies.
-    """
-    names = [str(t) for t in as_1d(tournament, "tournament").tolist()]
-    continental = ("UEFA Euro", "Copa América", "African Cup of Nations", "AFC Asian Cup",
-                   "Gold Cup", "CONCACAF Championship", "Oceania Nations Cup",
-                   "Confederations Cup")
-    out = np.empty(len(names), dtype=np.float64)
-    for i, t in enumerate(names):
-        if t == "FIFA World Cup":
-            out[i] = 60.0
-        elif "qualification" in t:
-            out[i] = 40.0
-        elif t in continental or t.startswith("CONCACAF Nations League"):
-            out[i] = 50.0
-        elif t == "Friendly":
-            out[i] = 20.0
-        else:
-            out[i] = 30.0
-    return out
 
 
 # ----------------------------------------------------------------------------------
