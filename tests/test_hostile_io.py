@@ -267,6 +267,22 @@ def test_json_errors_name_column_row_and_value(tmp_path, text, pattern):
         read_games(path)
 
 
+def test_json_lists_and_huge_numbers_in_used_columns_are_refused(tmp_path):
+    path = write(tmp_path / "g.json", '[{"white": "a", "loser": []}, {"winner": "b", '
+                 '"loser": ["c"]}]')
+    with pytest.raises(InputError, match=r"column 'loser' must hold single values .*; found "
+                       r"\[\] at row 1 of g.json"):
+        read_games(path, winner="winner", loser="loser")
+    path = write(tmp_path / "h.json", '[{"white": "a", "black": "b", "score": 1, '
+                 '"id": 9223372036854775808}]')
+    with pytest.raises(InputError, match=r"column 'id' must hold numbers that fit in 64 bits; "
+                       r"found 9223372036854775808 at row 1 of h.json"):
+        read_games(path)
+    # a list column the games do not use is no problem
+    path = write(tmp_path / "k.json", '[{"white": "a", "black": "b", "score": 1, "tags": []}]')
+    assert read_games(path).n_games == 1
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 def test_ragged_csv_row_names_its_line(tmp_path, chunked):
     path = write(tmp_path / "g.csv", "white,black,score\na,b,1\nb,c,0\nc,a,1,extra\n")

@@ -250,14 +250,16 @@ _ENCODING_FIX = ("give the file's encoding with --encoding (encoding=), e.g. lat
 def check_text(table: Any, source: Source, encoding: str = "utf-8") -> Any:
     """``table`` with its binary columns decoded as UTF-8 text (CSV and JSON readers make
     a column binary when its bytes are not UTF-8; Parquet may store names so), refusing
-    bytes that do not decode -- naming the column, row and byte offset in the value --
-    and text values with a NUL byte."""
+    bytes that do not decode -- naming the column, row and byte offset in the value --,
+    text values with a NUL byte, and columns of lists or objects."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     for i, name in enumerate(table.column_names):
         col = table.column(i)
         t = col.type
+        if pa.types.is_nested(t):
+            _refuse_nested(name, col, source)
         if pa.types.is_binary(t) or pa.types.is_large_binary(t):
             try:
                 col = pc.cast(col, pa.large_string() if pa.types.is_large_binary(t)
@@ -283,6 +285,16 @@ def _has_nul(values: Any) -> bool:
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         return False
     return bool(pc.any(pc.match_substring(values, "\x00")).as_py())
+
+
+def _refuse_nested(name: str, col: Any, source: Source) -> None:
+    """Refuse a column of lists, objects or maps: every column holds single values."""
+    from fastrate._validate import fail_at
+
+    values = col.to_pylist()
+    row = next((i for i, v in enumerate(values) if v is not None), 0)
+    raise fail_at(name, "must hold single values (text, numbers, dates), not lists or "
+                  "objects", {row: values[row] if values else None}, row, source)
 
 
 def _refuse_nul(name: str, col: Any, source: Source) -> None:
@@ -394,13 +406,21 @@ def _read_json(p: Path, encoding: str = "utf-8"):
         if not rows:
             raise InputError(f"{p} holds no rows")
         _check_json_records(rows, p.name, "row")
-        return pa.Table.from_pylist(rows)
+        try:
+            return pa.Table.from_pylist(rows)
+        except OverflowError:
+            raise InputError(f"cannot read {p.name} as json: a number inside a list or "
+                             "object does not fit in 64 bits") from None
     if stripped.startswith("{") and "\n{" not in stripped.strip():
         obj = json.loads(text)
         if isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
             for name, values in obj.items():
                 _check_json_column(name, values, p.name, "row")
-            return pa.table(obj)
+            try:
+                return pa.table(obj)
+            except OverflowError:
+                raise InputError(f"cannot read {p.name} as json: a number inside a list or "
+                                 "object does not fit in 64 bits") from None
     from pyarrow import json as pajson
 
     try:
@@ -449,6 +469,10 @@ def _check_json_records(rows: Any, name: str, unit: str,
             kind = _json_kind(value)
             if kind is None:
                 continue
+            if type(value) is int and not -2**63 <= value < 2**63:
+                raise InputError(f"column '{key}' must hold numbers that fit in 64 bits; "
+                                 f"found {value} at {where}; write it as text (quoted) if "
+                                 "it is a name or an id")
             seen = first.setdefault(key, (kind, i, value))
             if seen[0] != kind:
                 was = f"{unit} {numbers[seen[1]] if numbers else seen[1] + 1}"
