@@ -1345,6 +1345,9 @@ def _mismatch(board: str, where: str, printed: float, computed: float, contract:
     def side(v: float) -> str:
         return f"NS {v:g}"
 
+    if _PASSED.match(contract.strip()):
+        return board, (f"board {board} at {where}: printed {side(printed)}, but the contract "
+                       f"is {contract.strip()} (passed out), which scores NS 0")
     t = tricks.strip().lstrip("^")
     took = f"taking {t} tricks" if t.isdigit() else f"with result {t!r}"
     return board, (f"board {board} at {where}: printed {side(printed)}, but "
