@@ -63,7 +63,7 @@ def make(out: Path, n_games: int | None = None, dpi: int = 100) -> list[Path]:
                                                        system="trueskill"),
         "plot-distribution.png": plots.distribution(glicko2, hist, min_games=20,
                                                     system="glicko2"),
-        "plot-calibration.png": plots.calibration(ev),
+        "plot-calibration.png": plots.calibration(ev, data=games),
         "plot-metrics.png": plots.metrics_over_time(games, ev.ratings),
         "plot-head-to-head.png": plots.head_to_head(games, wf, top=8),
         "plot-tuning.png": plots.tuning(tuning_table(games)),

@@ -75,7 +75,7 @@ def figures(football, runs, history):
                                                    system="glicko2"),
         "distribution": lambda: plots.distribution(runs.ratings["glicko2"], history,
                                                    system="glicko2"),
-        "calibration": lambda: plots.calibration(runs),
+        "calibration": lambda: plots.calibration(runs, data=football),
         "metrics": lambda: plots.metrics_over_time(football, runs.ratings, window=500),
         "head_to_head": lambda: plots.head_to_head(football,
                                                    runs.ratings["elo@world_football"], top=6),
@@ -255,6 +255,30 @@ def test_head_to_head_table_counts_both_sides():
     p = r.predictions[:3]
     assert pred[0, 1] == pytest.approx(p[0] + p[1] + (1 - p[2]))
     assert pred[0, 1] + pred[1, 0] == pytest.approx(3.0)
+
+
+def test_calibration_from_both_sides_of_winner_first_games():
+    """A file of winner-first rows: every first player scores 1, so the first player's
+    calibration is a flat line at 1; from both sides it is the real curve."""
+    from fastrate import Games
+
+    rng = np.random.default_rng(3)
+    skill = rng.normal(0, 200, 50)
+    a, b = rng.integers(0, 50, 4000), rng.integers(0, 50, 4000)
+    a, b = a[a != b], b[a != b]
+    first_wins = rng.random(a.shape[0]) < 1 / (1 + 10 ** ((skill[b] - skill[a]) / 400))
+    winner, loser = np.where(first_wins, a, b), np.where(first_wins, b, a)
+    games = Games.from_arrays(winner, loser, np.ones(a.shape[0]), players=list(range(50)))
+    ev = evaluate(games, ["elo"])
+    plain = ev.calibration["elo"]
+    assert (plain["mean_observed"][plain["count"] > 0] == 1.0).all()
+    both = plots.both_sides_calibration(games, ev.ratings)["elo"]
+    assert both["count"].sum() == 2 * games.n_games
+    ok = both["count"] > 100
+    obs, pred = both["mean_observed"][ok], both["mean_predicted"][ok]
+    assert (np.diff(obs) > 0).all() and np.abs(obs - pred).max() < 0.1
+    low = both["upper"] <= 0.5
+    assert (both["mean_observed"][low & ok] < 0.5).all()
 
 
 def test_wilson_band():

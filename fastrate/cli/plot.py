@@ -139,7 +139,7 @@ def calibration_command(file, example, systems, burn_in, bins, output, dpi, titl
 
     data, specs = _load(file, example, systems, input_format, kw, output)
     ev = evaluate(data, specs, burn_in=burn_in, bins=bins)
-    _save(plots.calibration(ev, title=title), output, dpi)
+    _save(plots.calibration(ev, title=title, data=data), output, dpi)
 
 
 @plot_group.command("metrics")

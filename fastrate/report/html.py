@@ -186,6 +186,8 @@ def _rating_section(labels: Sequence[str], runs: dict[str, Any]) -> str:
         "</option><option>1000</option><option value=\"all\">all</option></select></label>"
         '<span id="row-count" aria-live="polite"></span></div>'
         f'<table id="ratings"><thead><tr>{head}</tr></thead><tbody></tbody></table>'
+        "<noscript><p>The rating table is drawn by the page's small inline script: allow "
+        "JavaScript for this file, or write the ratings with fastrate rate -o.</p></noscript>"
         f'<script type="application/json" id="rating-data">{payload}</script>')
 
 
@@ -276,10 +278,12 @@ def build_report(data: Games | Matches, systems: Sequence[Any] | str, *, source:
     runs = ev.ratings
     lap("evaluate")
     figures: list[str] = []
-    calib = plots.calibration(ev)
+    calib = plots.calibration(ev, data=data)
     figures.append(_img(plots.figure_bytes(calib, "png", dpi), "calibration curves",
-                        "Calibration (reliability diagram) of every system; below: how many "
-                        f"{ev.unit} fall in each bin."))
+                        "Calibration (reliability diagram) of every system, "
+                        + ("from both players' side of every game" if ev.unit == "games"
+                           else "every team's win probability")
+                        + "; below: the count of every bin."))
     over = plots.metrics_over_time(data, runs)
     figures.append(_img(plots.figure_bytes(over, "png", dpi), "scores over time",
                         "Rolling log loss and Brier score: lower is better."))

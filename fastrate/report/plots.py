@@ -35,7 +35,7 @@ from fastrate.errors import ConfigError, InputError
 
 __all__ = ["OKABE_ITO", "STYLE", "save_figure", "figure_bytes", "trajectories",
            "distribution", "calibration", "metrics_over_time", "head_to_head",
-           "head_to_head_table", "tuning", "wilson_band", "outcomes", "image_format",
+           "head_to_head_table", "both_sides_calibration", "tuning", "wilson_band", "outcomes", "image_format",
            "IMAGE_FORMATS"]
 
 #: Okabe & Ito (2008), "Color Universal Design": black first, yellow last (weak on white)
@@ -311,14 +311,51 @@ def _calibration_tables(source: Any) -> dict[str, Mapping[str, np.ndarray]]:
     return dict(tables)
 
 
-def calibration(source: Any, title: str | None = None, band: bool = True) -> Any:
+def both_sides_calibration(data: Games | Matches, runs: Mapping[str, Ratings],
+                           bins: int = 10, burn_in: int = 0
+                           ) -> dict[str, dict[str, np.ndarray]]:
+    """Calibration tables (:func:`fastrate.metrics.calibration`) of every run from both
+    players' side of every game: the predictions ``p`` and ``1 - p`` against the scores
+    ``y`` and ``1 - y``, so that the order of the two players does not matter (a file of
+    winner-first rows has every first player's score 1). Matches of teams: every team's
+    win probability against its share of the win, as they are. ``burn_in`` periods are
+    left out."""
+    from fastrate.data.evaluation import burn_in_mask
+    from fastrate.metrics import calibration as table_of
+
+    out = {}
+    for label, r in runs.items():
+        p, y, _ = outcomes(data, r)
+        if r.pair_predictions is None:  # two-player games
+            keep = burn_in_mask(data.to_games() if isinstance(data, Matches) else data,
+                                burn_in)
+            p, y = p[keep], y[keep]
+            out[label] = table_of(np.concatenate([p, 1 - p]), np.concatenate([y, 1 - y]),
+                                  bins=bins)
+        else:
+            keep = burn_in_mask(data, burn_in)[data.team_match()]
+            out[label] = table_of(p, y, bins=bins, mask=keep)
+    return out
+
+
+def calibration(source: Any, title: str | None = None, band: bool = True,
+                data: Games | Matches | None = None) -> Any:
     """Reliability diagram: for every system (``source``: an
     :class:`~fastrate.evaluate.Evaluation`, or label -> calibration table), the mean
     observed score against the mean predicted score of each bin, with the 95% Wilson band
-    of the observed mean (dashed diagonal: perfect calibration), and below it the games
-    in every bin."""
+    of the observed mean (dashed diagonal: perfect calibration), and below it the count
+    of every bin. Given the ``data`` an Evaluation scored, two-player games are drawn
+    from both players' side (:func:`both_sides_calibration`): the order of the players
+    (home first, winner first) then does not bend the curve."""
     tables = _calibration_tables(source)
     unit = getattr(source, "unit", "games")
+    sides = False
+    runs = getattr(source, "ratings", None)
+    if data is not None and runs:
+        bins = len(next(iter(tables.values()))["count"])
+        tables = both_sides_calibration(data, runs, bins=bins,
+                                        burn_in=getattr(source, "burn_in", 0))
+        sides = unit == "games"
     with _style():
         fig = _figure(6.2, 6.0)
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 1))
@@ -347,8 +384,9 @@ def calibration(source: Any, title: str | None = None, band: bool = True) -> Any
         from matplotlib.ticker import NullFormatter
 
         bottom.yaxis.set_minor_formatter(NullFormatter())
-        bottom.set_xlabel(f"predicted {what} (mean of the bin)")
-        bottom.set_ylabel(f"{unit} per bin (count)")
+        bottom.set_xlabel(f"predicted {what} (mean of the bin)"
+                          + ("; both players of every game" if sides else ""))
+        bottom.set_ylabel(("predictions" if sides else unit) + " per bin (count)")
     return fig
 
 
