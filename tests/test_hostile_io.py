@@ -278,6 +278,12 @@ def test_json_lists_and_huge_numbers_in_used_columns_are_refused(tmp_path):
     with pytest.raises(InputError, match=r"column 'id' must hold numbers that fit in 64 bits; "
                        r"found 9223372036854775808 at row 1 of h.json"):
         read_games(path)
+    # every record's keys count, not only the first record's
+    path = write(tmp_path / "j.json", '[{"white": "a", "black": "b", "score": 1}, '
+                 '{"white": "b", "black": "a", "score": 0, "date": "2024-01-01"}]')
+    with pytest.raises(InputError, match=r"column 'date' must be a date or time, not missing; "
+                       r"found None at row 1"):
+        read_games(path)
     # a list column the games do not use is no problem
     path = write(tmp_path / "k.json", '[{"white": "a", "black": "b", "score": 1, "tags": []}]')
     assert read_games(path).n_games == 1

@@ -102,13 +102,23 @@ def read_table(path: str | os.PathLike, format: str | None = None,
     file stores them (player names: the interning then hashes each distinct name once,
     not every row).
     """
-    import pyarrow as pa
 
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
     encoding = file_encoding(p, fmt, check_encoding(encoding))
+    return _read_checked(p, fmt, encoding, columns, text_columns, dictionary_columns)
+
+
+def _read_checked(p: Path, fmt: str, encoding: str, columns: list[str] | None = None,
+                  text_columns: tuple[str, ...] = (), dictionary_columns: tuple[str, ...] = (),
+                  columns_of: Callable[[list[str], str], list[str]] | None = None):
+    """:func:`read_table` of a checked path, format and encoding; ``columns_of(names,
+    file name)``: the columns to keep, picked from the names after reading (JSON, whose
+    names are known only then) and before the values are checked."""
+    import pyarrow as pa
+
     try:
         table = _read_any(p, fmt, columns, text_columns, dictionary_columns, encoding)
     except InputError:
@@ -117,9 +127,23 @@ def read_table(path: str | os.PathLike, format: str | None = None,
         if fmt != "parquet" and encoding == "utf-8" and "utf8" in str(exc).lower().replace(
                 "-", ""):
             raise not_utf8_file(p, fmt) from None
-        raise read_error(path, fmt, exc) from None
+        raise read_error(p, fmt, exc) from None
     check_header(table.column_names, p.name)
+    if columns_of is not None:
+        table = table.select(_pick_columns(columns_of, table.column_names, p.name))
     return check_text(table, source_for(p.name, fmt), encoding)
+
+
+def _pick_columns(columns_of: Callable[[list[str], str], list[str]], names: list[str],
+                  where: str) -> list[str]:
+    """``columns_of(names, where)``, its error noting space-padded column names."""
+    try:
+        return columns_of(names, where)
+    except InputError as exc:
+        hint = _padded_hint(names)
+        if not hint:
+            raise
+        raise InputError(f"{exc}{hint}") from None
 
 
 def check_header(names: list[str], where: str) -> None:
@@ -406,8 +430,10 @@ def _read_json(p: Path, encoding: str = "utf-8"):
         if not rows:
             raise InputError(f"{p} holds no rows")
         _check_json_records(rows, p.name, "row")
+        # every key of every record is a column (a key missing from a record: null)
+        keys = list(dict.fromkeys(k for row in rows for k in row))
         try:
-            return pa.Table.from_pylist(rows)
+            return pa.table({k: [row.get(k) for row in rows] for k in keys})
         except OverflowError:
             raise InputError(f"cannot read {p.name} as json: a number inside a list or "
                              "object does not fit in 64 bits") from None
@@ -627,16 +653,13 @@ def read_needed_columns(path: str | os.PathLike, format: str | None,
     fmt = format_of(p, format)
     encoding = file_encoding(p, fmt, check_encoding(encoding))
     names = column_names(p, fmt, encoding)
-    if names is not None:
-        check_header(names, p.name)
-    try:
-        wanted = None if names is None else columns_of(names, p.name)
-    except InputError as exc:
-        hint = _padded_hint(names or [])
-        if not hint:
-            raise
-        raise InputError(f"{exc}{hint}") from None
-    dictionary = () if names is None or dictionary_of is None or fmt != "parquet" \
+    if names is None:  # JSON: the names are known once the file is read
+        table = _read_checked(p, fmt, encoding, columns_of=columns_of)
+        release_arrow_memory()
+        return table, source_for(p.name, fmt)
+    check_header(names, p.name)
+    wanted = _pick_columns(columns_of, names, p.name)
+    dictionary = () if dictionary_of is None or fmt != "parquet" \
         else tuple(dictionary_of(names, p.name))
     extra = {} if encoding == "utf-8" else {"encoding": encoding}
     table = read_table(p, fmt, columns=wanted, dictionary_columns=dictionary, **extra)
