@@ -103,7 +103,7 @@ def read_table(path: str | os.PathLike, format: str | None = None,
     not every row).
     """
 
-    p = Path(path)
+    p = check_path(path)
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
@@ -647,7 +647,7 @@ def read_needed_columns(path: str | os.PathLike, format: str | None,
     the columns ``columns_of(column names, file name)`` picks, and the Source that names
     the file's lines in errors. ``dictionary_of(column names, file name)``: the Parquet
     text columns to read as dictionary arrays (see :func:`read_table`)."""
-    p = Path(path)
+    p = check_path(path)
     if not p.exists():
         raise InputError(f"no such file: {path}")
     fmt = format_of(p, format)
