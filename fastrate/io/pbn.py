@@ -57,8 +57,7 @@ from fastrate._validate import Source
 from fastrate.data._contract import (
     BOARD_VULNERABILITY,
     VULNERABILITY_CODES,
-    parse_contract,
-    score_contract,
+    contract_score,
 )
 from fastrate.data.boards import ARTIFICIAL_CODES, Boards
 from fastrate.errors import InputError
@@ -901,9 +900,58 @@ def _declarer_ns(seat: str) -> bool | None:
 
 _UNKNOWN = ("", "?", "-")
 #: a contract without its result, as PBN writes it ("4HX", "3NT", "6SXX")
-_BARE_CONTRACT = re.compile(r"^[1-7]\s*(?:NT|N|C|D|H|S)\s*(?:XX|X|\*\*|\*)?$", re.I)
+_BARE_CONTRACT = re.compile(r"^([1-7])\s*(NT|N|C|D|H|S)\s*(XX|X|\*\*|\*)?$", re.I)
 _PASSED = re.compile(r"^(?:P|PASS|PASSED|PASSED\s*OUT|AP|ALL\s*PASS|PO)$", re.I)
 _SIDE_TRICKS = re.compile(r"^(NS|EW)\s+([0-9]{1,2})(?:\s+(NS|EW)\s+([0-9]{1,2}))?$", re.I)
+_STRAIN = {"C": 0, "D": 1, "H": 2, "S": 3, "N": 4, "NT": 4}
+
+
+def _contract_fields(text: str) -> tuple[int, int, int]:
+    """(level, strain code, doubling) of a contract cell: level 0 passed out, -1
+    unknown. Raises ValueError with the requirement."""
+    c = text.strip()
+    if c in _UNKNOWN:
+        return -1, 0, 0
+    if _PASSED.match(c):
+        return 0, 0, 0
+    m = _BARE_CONTRACT.match(c)
+    if m is None:
+        raise ValueError(f"the contract must be a level 1-7, a strain C, D, H, S or NT and "
+                         f"optionally X or XX (e.g. '4HX'), or Pass; found {text!r}")
+    return int(m[1]), _STRAIN[m[2].upper()], len((m[3] or "").replace("*", "X"))
+
+
+def _declarer_side(text: str) -> int:
+    """1 for N/S, 0 for E/W, -1 unknown. Raises ValueError with the requirement."""
+    d = text.strip().lstrip("^")
+    if d in _UNKNOWN:
+        return -1
+    if d.upper() not in ("N", "E", "S", "W"):
+        raise ValueError(f"declarer must be N, E, S or W ('?' or '' when unknown); found "
+                         f"{text!r}")
+    return 1 if d.upper() in ("N", "S") else 0
+
+
+def _result_fields(text: str) -> tuple[int, int]:
+    """(kind, k) of a result cell: kind -1 unknown, 0 tricks declarer took, 1 ``NS k``,
+    2 ``EW k``. Raises ValueError with the requirement."""
+    t = text.strip().lstrip("^")
+    if t in _UNKNOWN:
+        return -1, 0
+    m = _SIDE_TRICKS.match(t)
+    if m is not None:
+        if all(int(x) <= 13 for x in (m.group(2), m.group(4)) if x is not None):
+            return (1 if m.group(1).upper() == "NS" else 2), int(m.group(2))
+    elif re.fullmatch(r"[0-9]{1,2}", t) is not None and int(t) <= 13:
+        return 0, int(t)
+    raise ValueError(f"the result must be the tricks declarer took (0-13), or NS k / EW k; "
+                     f"found {text!r}")
+
+
+def _declarer_tricks(kind: Any, k: Any, ns: Any) -> Any:
+    """Tricks declarer took from a result's (kind, k) and declarer's side (arrays or
+    scalars; ``NS k`` / ``EW k`` count the tricks of a side)."""
+    return np.where((kind == 0) | ((kind == 1) == (ns == 1)), k, 13 - k)
 
 
 def _contract_points(contract: str, declarer: str, tricks: str, vul: int,
@@ -912,42 +960,22 @@ def _contract_points(contract: str, declarer: str, tricks: str, vul: int,
     ``EW k``) and the vulnerability code; None when the result is unknown. Each field
     that is given is checked, whether or not the result is known: the contract (level
     1-7, strain, X/XX, or Pass), the declarer (N, E, S, W) and the tricks (0-13)."""
-    c = contract.strip()
-    d = declarer.strip().lstrip("^")
-    if d.upper() not in ("N", "E", "S", "W") and d not in _UNKNOWN:
-        raise InputError(f"{what}: declarer must be N, E, S or W ('?' or '' when unknown); "
-                         f"found {declarer!r}")
-    ns = _declarer_ns(d)
-    t = tricks.strip().lstrip("^")
-    m = _SIDE_TRICKS.match(t)
-    if m is not None:
-        if any(int(x) > 13 for x in (m.group(2), m.group(4)) if x is not None):
-            raise InputError(f"{what}: the result must be the tricks declarer took (0-13), "
-                             f"or NS k / EW k; found {tricks!r}")
-        if ns is not None:
-            side = m.group(1).upper() == "NS"
-            t = m.group(2) if side == ns else str(13 - int(m.group(2)))
-    elif t not in _UNKNOWN and (re.fullmatch(r"[0-9]{1,2}", t) is None or int(t) > 13):
-        raise InputError(f"{what}: the result must be the tricks declarer took (0-13), or "
-                         f"NS k / EW k; found {tricks!r}")
-    if c in _UNKNOWN:
-        return None
-    if _PASSED.match(c):
-        return 0.0
-    if _BARE_CONTRACT.match(c) is None:
-        raise InputError(f"{what}: the contract must be a level 1-7, a strain C, D, H, S or "
-                         f"NT and optionally X or XX (e.g. '4HX'), or Pass; found {contract!r}")
-    if t in _UNKNOWN:
-        return None
-    if ns is None:
-        raise InputError(f"{what}: declarer must be N, E, S or W for contract {c!r}; found "
-                         f"{declarer!r}")
     try:
-        k = parse_contract(f"{c}{int(t)}")
-    except InputError as exc:
+        ns = _declarer_side(declarer)
+        kind, k = _result_fields(tricks)
+        level, strain, dbl = _contract_fields(contract)
+    except ValueError as exc:
         raise InputError(f"{what}: {exc}") from None
-    vulnerable = vul == 3 or (vul == 1 and ns) or (vul == 2 and not ns)
-    pts = float(score_contract(k, bool(vulnerable)))
+    if level <= 0:
+        return None if level < 0 else 0.0
+    if kind < 0:
+        return None
+    if ns < 0:
+        raise InputError(f"{what}: declarer must be N, E, S or W for contract "
+                         f"{contract.strip()!r}; found {declarer!r}")
+    taken = int(_declarer_tricks(kind, k, ns))
+    vulnerable = vul == 3 or (vul == 1 and ns == 1) or (vul == 2 and ns == 0)
+    pts = float(contract_score(level, strain, dbl, taken, bool(vulnerable), tricks=True)[0])
     return pts if ns else -pts
 
 
@@ -1105,27 +1133,61 @@ def _table_rows(grp: _Group, used: np.ndarray, games: list[PbnGame], vul: np.nda
 def _table_contracts(data: dict, r: _Rows, vul: np.ndarray, tname: str, where: Any
                      ) -> tuple[np.ndarray, list[list[str]]]:
     """NS points of the Contract, Declarer and Result cells of the rows (NaN where the
-    result is unknown; a missing column counts as unknown), each distinct combination
-    checked once; and the three cells as lists (for messages)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    blank = pa.array([""] * r.n, pa.string())
-    cols = [data.get(c, blank) for c in ("Contract", "Declarer", "Result")]
-    vul_text = pa.array(vul[r.game].astype(np.int64)).cast(pa.string())
-    key = pc.binary_join_element_wise(*cols, vul_text, "\x1f")
-    enc = key.dictionary_encode()
-    idx = _to_numpy(enc.indices).astype(np.int64)
-    uniq = enc.dictionary.to_pylist()
-    _, first = np.unique(idx, return_index=True)
-    pts = np.full(len(uniq), np.nan)
-    for j, text in enumerate(uniq):
-        con, dec, res, v = text.split("\x1f")
-        p = _contract_points(con, dec, res, int(v), f"{tname} row at {where(r.line[first[j]])}")
-        pts[j] = np.nan if p is None else p
-    parts = [u.split("\x1f") for u in uniq]
-    texts = [[parts[j][c] for j in idx.tolist()] for c in range(3)] if r.n else [[], [], []]
-    return pts[idx], texts
+    result is unknown; a missing column counts as unknown): each distinct cell of a
+    column is checked once (an error names the first row holding a bad one), then the
+    scores come from one vectorised :func:`contract_score`. Also returns the three
+    columns' cells as lists (for messages)."""
+    n = r.n
+    fields: list[list[np.ndarray]] = []
+    texts: list[list[str]] = []
+    bad: list[tuple[int, str]] = []  # (row, message) of the first bad cell of each column
+    for col, parse in (("Contract", _contract_fields), ("Declarer", _declarer_side),
+                       ("Result", _result_fields)):
+        if col not in data:
+            fields.append([np.full(n, -1, dtype=np.int64)] * (1 if col == "Declarer" else 3))
+            texts.append([""] * n)
+            continue
+        enc = data[col].dictionary_encode()
+        idx = _to_numpy(enc.indices).astype(np.int64) if n else np.zeros(0, np.int64)
+        uniq = enc.dictionary.to_pylist()
+        values = []
+        first_bad = None
+        for j, u in enumerate(uniq):
+            try:
+                v = parse(u)
+            except ValueError as exc:
+                row = int(np.argmax(idx == j))
+                if first_bad is None or row < first_bad[0]:
+                    first_bad = (row, str(exc))
+                v = parse("")
+            values.append(v if isinstance(v, tuple) else (v,))
+        if first_bad is not None:
+            bad.append(first_bad)
+        table = np.array(values, dtype=np.int64).reshape(len(uniq), -1)
+        fields.append([table[:, c][idx] for c in range(table.shape[1])])
+        texts.append([uniq[j] for j in idx.tolist()])
+    if bad:
+        row, msg = min(bad)
+        raise InputError(f"{tname} row at {where(r.line[row])}: {msg}")
+    (level, strain, dbl), (ns,), (kind, k) = fields
+    played = level > 0
+    need = played & (kind >= 0) & (ns < 0)
+    if need.any():
+        i = int(np.argmax(need))
+        raise InputError(f"{tname} row at {where(r.line[i])}: declarer must be N, E, S or W "
+                         f"for contract {texts[0][i].strip()!r}; found {texts[1][i]!r}")
+    pts = np.full(n, np.nan)
+    pts[level == 0] = 0.0
+    known = played & (kind >= 0)
+    if known.any():
+        v = vul[r.game][known]
+        side = ns[known]
+        taken = _declarer_tricks(kind[known], k[known], side)
+        vulnerable = (v == 3) | ((v == 1) & (side == 1)) | ((v == 2) & (side == 0))
+        got = contract_score(level[known], strain[known], dbl[known], taken, vulnerable,
+                             tricks=True).astype(np.float64)
+        pts[known] = np.where(side == 1, got, -got)
+    return pts, texts
 
 
 def _tag_rows(games: list[PbnGame], idx: list[int], vul_of: Any, mismatches: list) -> _Rows:
