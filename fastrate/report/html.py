@@ -115,13 +115,19 @@ def _img(png: bytes, alt: str, caption: str) -> str:
             f"<figcaption>{_esc(caption)}</figcaption></figure>")
 
 
-def _json_cell(v: Any) -> Any:
-    if isinstance(v, (np.floating, float)):
-        f = float(v)
-        return None if not math.isfinite(f) else round(f, 2)
-    if isinstance(v, (np.integer, int)):
-        return int(v)
-    return str(v)
+def _json_column(a: np.ndarray) -> list[Any]:
+    """A column as JSON values: floats rounded to 2 decimals (None where not finite),
+    integers as they are, anything else as text."""
+    if a.dtype.kind == "f":
+        values = np.round(a, 2).tolist()
+        bad = ~np.isfinite(a)
+        if bad.any():
+            for i in np.flatnonzero(bad).tolist():
+                values[i] = None
+        return values
+    if a.dtype.kind in "iub":
+        return a.astype(np.int64).tolist()
+    return [str(x) for x in a.tolist()]
 
 
 def _rating_columns(labels: Sequence[str], runs: dict[str, Any]
@@ -166,9 +172,7 @@ def _rating_columns(labels: Sequence[str], runs: dict[str, Any]
 
 def _rating_section(labels: Sequence[str], runs: dict[str, Any]) -> str:
     cols, arrays, sort = _rating_columns(labels, runs)
-    n = arrays[0].shape[0]
-    lists = [a.tolist() if a.dtype != object else a for a in arrays]
-    rows = [[_json_cell(lists[c][i]) for c in range(len(cols))] for i in range(n)]
+    rows = [list(r) for r in zip(*(_json_column(a) for a in arrays))]
     payload = json.dumps({"columns": cols, "rows": rows, "sort": sort, "player": 0},
                          ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     # no "<" in the script element: a name cannot end it or open a comment in it
