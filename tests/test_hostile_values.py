@@ -142,6 +142,23 @@ def test_ladder_simulate_refuses_a_huge_k():
     assert "'k' of EloConfig must be a float in [0, 1e+06]; got 1e+308" in str(res.exception)
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--elo-step", "1e308"], "'elo_step' of Ladder.geometric must be a float in [-1e+06, "
+                              "1e+06]; got 1e+308"),
+    (["--cost-ratio", "1e308"], "'cost_ratio' 1e+308 of Ladder.geometric gives rank 2 a cost "
+                                "of inf per game"),
+    (["--cost-ratio", "1e-300"], "'cost_ratio' 1e-300 of Ladder.geometric gives rank 2 a "
+                                 "cost of 0.0 per game"),
+])
+def test_ladder_simulate_refuses_parameters_that_overflow(args, message):
+    from fastrate.cli.ladder import ladder_group
+
+    res = CliRunner().invoke(ladder_group, ["simulate", *args, "--games", "10", "--seeds",
+                                            "1", "--players", "4"])
+    assert isinstance(res.exception, ConfigError)
+    assert message in str(res.exception)
+
+
 # ----------------------------------------------------------------------------------
 # backgammon rate --drop-self-play (the self-play error suggests it)
 

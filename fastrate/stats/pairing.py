@@ -628,16 +628,24 @@ class Ladder:
         """
         o = "Ladder.geometric"
         check_number(o, "n_players", n_players, lo=2.0, hi=1e7, integer=True)
-        check_number(o, "elo_step", elo_step, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        # ranges far beyond any real ladder, so that ratings, costs and errors stay finite
+        check_number(o, "elo_step", elo_step, lo=-1e6, hi=1e6)
         check_number(o, "cost_ratio", cost_ratio, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
         check_number(o, "base_cost", base_cost, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "center", center, lo=-_INF, hi=_INF, lo_open=True, hi_open=True)
+        check_number(o, "center", center, lo=-1e9, hi=1e9)
         n = int(n_players)
         check_number(o, "newcomers", newcomers, lo=0.0, hi=float(n - 2), integer=True)
         rank = np.arange(n, dtype=np.float64)
         true = center + float(elo_step) * ((n - 1) / 2.0 - rank)
         with np.errstate(over="ignore", under="ignore"):
             cost = float(base_cost) * np.power(float(cost_ratio), rank)
+        bad = ~np.isfinite(cost) | (cost <= 0.0)
+        if bad.any() or not np.isfinite(cost.sum()):
+            r = int(np.argmax(bad)) if bad.any() else n - 1
+            raise ConfigError(f"'cost_ratio' {cost_ratio!r} of {o} gives rank {r} a cost of "
+                              f"{float(cost[r])!r} per game (base_cost * cost_ratio^rank must "
+                              "be finite and > 0 for every rank, and so must their sum); "
+                              "choose a ratio or a base cost closer to 1")
         arrival = np.zeros(n, dtype=np.int64)
         m = int(newcomers)
         if m:
