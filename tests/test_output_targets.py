@@ -239,14 +239,15 @@ def test_dev_null_with_predictions_too(data):
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
-_SIGTERM_SCRIPT = """
+_SIGNAL_SCRIPT = """
 import os, signal, sys, time
+SIG = getattr(signal, sys.argv[3])
 import fastrate.io.tables as tables
 real = tables._write
 def killed(table, fh, fmt):
     real(table, fh, fmt)
     fh.flush()
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), SIG)
     time.sleep(5)
 tables._write = killed
 from fastrate.cli import main
@@ -255,13 +256,27 @@ main()
 """
 
 
-def test_sigterm_during_the_write_cleans_up_like_sigint(data, tmp_path):
+@pytest.mark.parametrize(("sig", "status"), [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_signal_during_the_write_cleans_up_like_sigint(data, tmp_path, sig, status):
     out = tmp_path / "ratings.csv"
     out.write_text("old\n")
-    proc = subprocess.run([sys.executable, "-c", _SIGTERM_SCRIPT, str(data / "games.csv"),
-                           str(out)], capture_output=True, text=True, timeout=120,
+    proc = subprocess.run([sys.executable, "-c", _SIGNAL_SCRIPT, str(data / "games.csv"),
+                           str(out), sig], capture_output=True, text=True, timeout=120,
                           cwd=REPO)
-    assert proc.returncode == 143, proc.stderr
+    assert proc.returncode == status, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "fastrate: terminated"
     assert out.read_text() == "old\n"
     assert _hidden(tmp_path) == []
+
+
+def test_an_ignored_sighup_stays_ignored(data, tmp_path):
+    """``nohup fastrate ...``: the parent's SIG_IGN for SIGHUP is kept."""
+    script = _SIGNAL_SCRIPT.replace("import fastrate.io.tables",
+                                    "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+                                    "import fastrate.io.tables")
+    script = script.replace("time.sleep(5)", "pass")
+    out = tmp_path / "ratings.csv"
+    proc = subprocess.run([sys.executable, "-c", script, str(data / "games.csv"), str(out),
+                           "SIGHUP"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().startswith('"player"')

@@ -17,29 +17,47 @@ _DEBUG = {"on": False}
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, so that it unwinds as for Ctrl-C (SIGINT):
-    temporary output files are removed and existing outputs stay as they were."""
+    """SIGTERM (or SIGHUP), raised where the program is, so that it unwinds as for Ctrl-C
+    (SIGINT): temporary output files are removed and existing outputs stay as they were.
+    ``args[0]``: the signal number (the exit status is 128 plus it)."""
 
 
 def _raise_terminated(signum, frame) -> None:
-    raise _Terminated
+    import signal
+
+    # a second signal must not break off the clean-up the first one started
+    for sig in _STOP_SIGNALS:
+        if hasattr(signal, sig):
+            signal.signal(getattr(signal, sig), signal.SIG_IGN)
+    raise _Terminated(signum)
 
 
-def _on_sigterm_interrupt():
-    """Make SIGTERM unwind like SIGINT (main thread only); the previous handler, or None."""
+#: the signals that stop a run as Ctrl-C does (the ones that exist on this platform)
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+def _on_sigterm_interrupt() -> dict | None:
+    """Make SIGTERM and SIGHUP unwind like SIGINT (main thread only; a signal the parent
+    set to be ignored, as ``nohup`` does SIGHUP, stays ignored); the previous handlers,
+    or None."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return None
-    return signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = {}
+    for sig in _STOP_SIGNALS:
+        number = getattr(signal, sig, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            previous[sig] = signal.signal(number, _raise_terminated)
+    return previous
 
 
-def _restore_sigterm(previous) -> None:
+def _restore_sigterm(previous: dict | None) -> None:
     import signal
 
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
+    for sig, handler in (previous or {}).items():
+        signal.signal(getattr(signal, sig), handler)
 
 
 class _Group(click.Group):
@@ -75,9 +93,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
-        except _Terminated:
+        except _Terminated as exc:
             click.echo("fastrate: terminated", err=True)
-            sys.exit(143)
+            sys.exit(128 + (exc.args[0] if exc.args else 15))
         except KeyboardInterrupt:
             click.echo("fastrate: interrupted", err=True)
             sys.exit(130)
