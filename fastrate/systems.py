@@ -10,7 +10,7 @@ entry in :data:`REGISTRY` (see ``docs/adding-a-system.md``)::
 
     >>> from fastrate import systems
     >>> systems.names()
-    ['elo', 'glicko', 'glicko2', 'stephenson', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces', 'bradley_terry']
+    ['elo', 'glicko', 'glicko2', 'stephenson', 'fibs', 'bridge_elo', 'trueskill', 'weng_lin', 'elom', 'pairwise_elo', 'codeforces', 'bradley_terry', 'whr']
     >>> systems.get("glicko2").state_names()
     ('rating', 'rd', 'volatility', 'games_played', 'last_period')
     >>> systems.get("fibs").state_names()
@@ -572,3 +572,9 @@ register(RatingSystem(
     period_based=True, batch=True,
     warm_specs=("bradley_terry", "bradley_terry:model=bayeselo,advantage=fit,drawelo=100,"
                 "prior=2")))
+register(RatingSystem(
+    "whr", "fastrate.ratings.whr", "WHRConfig",
+    "whole-history rating (Coulom 2008): Wiener-process ratings, refitted per period to "
+    "predict",
+    period_based=True, batch=True,
+    warm_specs=("whr",)))

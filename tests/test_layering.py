@@ -32,7 +32,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
                        "fastrate.pairing", "fastrate.trueskill", "fastrate.weng_lin",
                        "fastrate.elom", "fastrate.pairwise_elo", "fastrate.codeforces",
                        "fastrate.bradley_terry", "fastrate.network_scores",
-                       "fastrate.stephenson")),
+                       "fastrate.stephenson", "fastrate.whr")),
     (3, "registry", ("fastrate.systems", "fastrate.evaluate", "fastrate.tune",
                      "fastrate.streaming", "fastrate.pools")),
     (4, "top", ("fastrate._warmup", "fastrate.warmup", "fastrate.datasets",
