@@ -199,7 +199,9 @@ def family_touch(rec, x, fk, p, rule, touched, nt):
     v = rec[x, REC_VAR]
     last = rec[x, REC_LAST]
     if rule.growth == GROW_PER_PERIOD:
-        t = select(last != last, rule.first, p - last)
+        t = p - last  # NaN for a never-rated player: no growth
+        if rule.first > 0.0:
+            t = select(last != last, rule.first, t)
         rec[x, REC_VAR] = select(first & (t > 0.0), min(v + rule.c2 * t, rule.max_var), v)
     else:
         gap = p - last
