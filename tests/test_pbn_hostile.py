@@ -532,3 +532,14 @@ def test_a_passed_out_board_with_a_score_is_named():
                       r"but the contract is Pass \(passed out\), which scores NS 0"):
         pbn_results(_game(board="4", contract="Pass", declarer="", result="",
                           score="NS 50"), "p.pbn")
+
+
+@pytest.mark.parametrize("spec", ["Contract;Declarer;Result", "Contract;Declarer;Result;Score_NS",
+                                  "Score_NS", "Contract;Score_NS"])
+def test_an_empty_score_table_is_no_result(spec):
+    """Found by the fuzzer: a ScoreTable without rows."""
+    with pytest.raises(InputError, match="no table results in e.pbn"):
+        pbn_results(f'[Board "1"]\n[ScoreTable "{spec}"]\n\n', "e.pbn")
+    res = pbn_results(f'[Board "1"]\n[ScoreTable "{spec}"]\n\n[Board "2"]\n[Score "NS 1"]\n'
+                      '\n[Board "2"]\n[Score "NS 2"]\n', "e.pbn")
+    assert res.boards.n_results == 2

@@ -1141,10 +1141,10 @@ def _table_contracts(data: dict, r: _Rows, vul: np.ndarray, tname: str, where: A
     fields: list[list[np.ndarray]] = []
     texts: list[list[str]] = []
     bad: list[tuple[int, str]] = []  # (row, message) of the first bad cell of each column
-    for col, parse in (("Contract", _contract_fields), ("Declarer", _declarer_side),
-                       ("Result", _result_fields)):
+    for col, parse, width in (("Contract", _contract_fields, 3),
+                              ("Declarer", _declarer_side, 1), ("Result", _result_fields, 2)):
         if col not in data:
-            fields.append([np.full(n, -1, dtype=np.int64)] * (1 if col == "Declarer" else 3))
+            fields.append([np.full(n, -1, dtype=np.int64)] * width)
             texts.append([""] * n)
             continue
         enc = data[col].dictionary_encode()
@@ -1163,7 +1163,7 @@ def _table_contracts(data: dict, r: _Rows, vul: np.ndarray, tname: str, where: A
             values.append(v if isinstance(v, tuple) else (v,))
         if first_bad is not None:
             bad.append(first_bad)
-        table = np.array(values, dtype=np.int64).reshape(len(uniq), -1)
+        table = np.array(values, dtype=np.int64).reshape(len(uniq), width)
         fields.append([table[:, c][idx] for c in range(table.shape[1])])
         texts.append([uniq[j] for j in idx.tolist()])
     if bad:
