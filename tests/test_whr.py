@@ -1,0 +1,302 @@
+"""Whole-history rating (``fastrate.ratings.whr``; SPEC §1.7): Coulom's formulas against
+the dense-Newton reference (``tests/reference/whr.py``), a live cross-check against the
+``whr`` package, independence of the input order, walk-forward predictions, the batch
+flag, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference.whr import log_posterior
+from reference.whr import whr as reference_whr
+
+import fastrate
+from fastrate import systems
+from fastrate.errors import ArgumentTypeError, ConfigError, InputError, InputTypeError
+from fastrate.ratings import whr
+from fastrate.ratings.whr import WHRConfig
+
+TIGHT = 1e-9  # Elo: the fits below stop when no rating moves by more than this
+
+
+def _games(rows, advantage_neutral=None):
+    """Games of ``(first, second, score, step)`` rows, numeric times = the steps."""
+    return fastrate.Games.from_arrays([r[0] for r in rows], [r[1] for r in rows],
+                                      [r[2] for r in rows],
+                                      time=[float(r[3]) for r in rows],
+                                      neutral=advantage_neutral)
+
+
+def _history(fit):
+    out = {}
+    for p in fit.players.names.tolist():
+        t = fit.history.trajectory(p)
+        out[p] = list(zip(t["when"].tolist(), t["rating"].tolist(),
+                          t["uncertainty"].tolist()))
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# Coulom's formulas against the dense reference
+
+
+def test_tiny_example_matches_the_reference_exactly():
+    rows = [("a", "b", 1.0, 0), ("b", "c", 1.0, 1), ("a", "c", 0.5, 5), ("c", "a", 0.0, 5),
+            ("b", "a", 0.3, 2)]
+    f = whr.fit(_games(rows), WHRConfig(w2=30.0, tolerance=TIGHT))
+    ref = reference_whr([(*r, 0.0) for r in rows], 30.0)
+    got = _history(f)
+    for p, pts in ref.items():
+        assert [t for t, _, _ in got[p]] == [float(t) for t, _, _ in pts]
+        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in pts],
+                                   atol=1e-7)
+        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in pts],
+                                   rtol=1e-9)
+    assert f.converged and f.iterations > 1
+
+
+_row = st.tuples(st.integers(0, 4), st.integers(1, 4), st.sampled_from([0.0, 0.5, 1.0, 0.25]),
+                 st.integers(0, 6), st.booleans())
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(_row, min_size=1, max_size=14),
+       w2=st.sampled_from([5.0, 60.0, 400.0]), virtual=st.sampled_from([1.0, 2.0, 5.0]),
+       advantage=st.sampled_from([0.0, 35.0]))
+def test_random_histories_match_the_dense_newton_reference(rows, w2, virtual, advantage):
+    games = [(f"p{a}", f"p{(a + b) % 5}", s, t, n) for a, b, s, t, n in rows]
+    games.sort(key=lambda g: g[3])
+    g = _games(games, [x[4] for x in games])
+    f = whr.fit(g, WHRConfig(w2=w2, virtual_games=virtual, advantage=advantage,
+                             tolerance=TIGHT))
+    assert f.converged
+    ref = reference_whr([(a, b, s, t, 0.0 if n else advantage) for a, b, s, t, n in games],
+                        w2, virtual)
+    got = _history(f)
+    for p, pts in ref.items():
+        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in pts],
+                                   atol=1e-6)
+        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in pts],
+                                   rtol=1e-7)
+    # the fit is the maximum: moving any single point lowers the posterior
+    hist = {p: [(t, x) for t, x, _ in pts] for p, pts in got.items()}
+    best = log_posterior([(a, b, s, t, 0.0 if n else advantage) for a, b, s, t, n in games],
+                         hist, w2, virtual)
+    p0 = next(iter(hist))
+    moved = dict(hist)
+    moved[p0] = [(t, x + 1.0) for t, x in hist[p0]]
+    assert log_posterior([(a, b, s, t, 0.0 if n else advantage)
+                          for a, b, s, t, n in games], moved, w2, virtual) < best
+
+
+def test_relaxation_changes_the_speed_not_the_fixed_point():
+    rng = np.random.default_rng(4)
+    w, b = rng.integers(0, 20, 400), rng.integers(0, 20, 400)
+    keep = w != b
+    t = np.sort(rng.integers(0, 60, 400))[keep].astype(float)
+    g = fastrate.Games.from_arrays(w[keep], b[keep], rng.integers(0, 3, keep.sum()) / 2.0,
+                                   time=t)
+    plain = whr.fit(g, WHRConfig(relaxation=1.0, tolerance=1e-8))
+    for omega in (0.0, 1.5, 1.9):
+        other = whr.fit(g, WHRConfig(relaxation=omega, tolerance=1e-8))
+        assert plain.converged and other.converged
+        np.testing.assert_allclose(other.history.rating, plain.history.rating, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------
+# the whr package on the same games
+
+
+def _random_rows(seed, n_players=12, n_games=150, n_days=40):
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0.0, 150.0, n_players)
+    rows = []
+    for _ in range(n_games):
+        a, b = rng.choice(n_players, 2, replace=False)
+        p = 1.0 / (1.0 + 10.0 ** (-(skill[a] - skill[b]) / 400.0))
+        u = rng.random()
+        s = 1.0 if u < p - 0.05 else (0.5 if u < p + 0.05 else 0.0)
+        rows.append((f"p{a}", f"p{b}", s, int(rng.integers(0, n_days))))
+    rows.sort(key=lambda r: r[3])
+    return rows
+
+
+@pytest.mark.parametrize("advantage", [0.0, 40.0])
+def test_agrees_with_the_whr_package(advantage):
+    """The ``whr`` package (2.2, C++) on the same games: its ``black`` is our first player
+    (its ``handicap`` is black's advantage in Elo), ``w2`` is Elo^2 per time step, and its
+    ``virtual_games`` are draws against a 0-rated player on the first day: the same
+    conventions. Ratings agree to 1e-3 Elo (both converged far below that: 2000 of its
+    sweeps). Its Hessian has -0.001 added on the diagonal (a damping), which shrinks its
+    variances by about 0.001 * variance (natural units), 0.2% here: uncertainties agree
+    to 0.5%."""
+    pkg = pytest.importorskip("whr")
+    rows = _random_rows(1)
+    base = pkg.Base(config={"w2": 40.0, "virtual_games": 2})
+    for a, b, s, t in rows:
+        base.create_game(a, b, "B" if s == 1.0 else ("W" if s == 0.0 else "D"), t, advantage)
+    base.iterate(2000)
+    f = whr.fit(_games(rows), WHRConfig(w2=40.0, advantage=advantage, tolerance=1e-8))
+    got = _history(f)
+    for p in f.players.names.tolist():
+        theirs = base.ratings_for_player(p)
+        assert [t for t, _, _ in got[p]] == [float(t) for t, _, _ in theirs]
+        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in theirs],
+                                   atol=1e-3)
+        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in theirs],
+                                   rtol=5e-3)
+
+
+# ----------------------------------------------------------------------------------
+# order independence
+
+
+def test_the_input_order_does_not_matter():
+    """The rows of one day in any order (and so other player ids, another sweep order):
+    the same fixed point, to well within the tolerance (1e-6 Elo here)."""
+    rows = _random_rows(2, n_players=30, n_games=600, n_days=25)
+    f1 = whr.fit(_games(rows), WHRConfig(w2=20.0, tolerance=1e-7))
+    rng = np.random.default_rng(0)
+    shuffled = [rows[i] for i in rng.permutation(len(rows))]
+    f2 = whr.fit(_games(shuffled), WHRConfig(w2=20.0, tolerance=1e-7))
+    assert f1.players.names.tolist() != f2.players.names.tolist()
+    h1, h2 = _history(f1), _history(f2)
+    for p in h1:
+        np.testing.assert_allclose(np.array(h2[p]), np.array(h1[p]), atol=1e-5)
+    r2 = dict(zip(f2.players.names.tolist(), f2.rating))
+    np.testing.assert_allclose([r2[p] for p in f1.players.names.tolist()], f1.rating,
+                               atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------
+# results, predictions, walk-forward
+
+
+def test_results_and_the_history_container():
+    g = fastrate.Games.from_arrays(["a", "b", "a", "c"], ["b", "c", "c", "b"],
+                                   [1.0, 0.0, 0.5, 1.0],
+                                   time=["2024-01-01", "2024-01-01T18:00", "2024-01-03",
+                                         "2024-01-10"])
+    f = whr.fit(g, WHRConfig(w2=50.0))
+    tr = f.history.trajectory("a")
+    assert tr["when"].dtype == np.dtype("datetime64[ns]")
+    assert tr["when"].astype("datetime64[D]").astype(str).tolist() == ["2024-01-01",
+                                                                        "2024-01-03"]
+    assert f.history.when_kind == "time"
+    assert len(f.history) == 2 + 2 + 3  # b's two games of 1 January share one rating
+    assert f.games_played.tolist() == [2, 3, 3]
+    np.testing.assert_allclose(f.rating, [f.history.trajectory(p)["rating"][-1]
+                                          for p in "abc"])
+    # the uncertainty grows by w2 per day after the last game
+    np.testing.assert_allclose(f.rd_at(f.last_step + 4.0) ** 2, f.rd ** 2 + 4 * 50.0)
+    np.testing.assert_allclose(f.rd_at(0.0), f.rd)
+    r = f.to_ratings()
+    assert list(r.columns()) == ["player", "rating", "rd", "games_played"]
+    assert r.system == "whr"
+    # seven-day steps from 1970-01-01: 1 and 3 January 2024 are in one, 10 January next
+    f2 = whr.fit(g, WHRConfig(w2=50.0, time_unit=7.0))
+    assert [len(f2.history.trajectory(p)["when"]) for p in "abc"] == [1, 2, 2]
+
+
+def test_expected_score_of_future_games():
+    g = _games([("a", "b", 1.0, 0), ("a", "b", 1.0, 1), ("b", "c", 0.5, 2)])
+    f = whr.fit(g, WHRConfig(advantage=30.0))
+    d = f.rating[0] - f.rating[1]
+    np.testing.assert_allclose(whr.expected_score(f, ["a", "a"], ["b", "b"], [False, True]),
+                               [1 / (1 + 10 ** (-(d + 30.0) / 400)), 1 / (1 + 10 ** (-d / 400))])
+    with pytest.raises(InputError, match="'z' is not a player of the fit"):
+        whr.expected_score(f, ["z"], ["a"])
+
+
+def test_walk_forward_predictions_come_from_the_fit_of_the_periods_before():
+    rows = _random_rows(3, n_players=10, n_games=120, n_days=30)
+    names = [r[0] for r in rows], [r[1] for r in rows]
+    score = [r[2] for r in rows]
+    time = [float(r[3]) for r in rows]
+    g = fastrate.Games.from_arrays(*names, score, time=time, period=[t // 10 for t in time])
+    cfg = WHRConfig(w2=30.0, advantage=20.0, tolerance=1e-8)
+    r = whr.rate(g, cfg)
+    period = np.array([t // 10 for t in time])
+    assert np.all(r.predictions[period == 0] == 1 / (1 + 10 ** (-20.0 / 400)))
+    for p in (1, 2):
+        before = period < p
+        prefix = fastrate.Games.from_arrays(np.array(names[0])[before],
+                                            np.array(names[1])[before],
+                                            np.array(score)[before],
+                                            time=np.array(time)[before])
+        f = whr.fit(prefix, cfg)
+        rating = dict(zip(f.players.names.tolist(), f.rating))
+        for i in np.flatnonzero(period == p):
+            d = rating.get(names[0][i], 0.0) - rating.get(names[1][i], 0.0) + 20.0
+            assert r.predictions[i] == pytest.approx(1 / (1 + 10 ** (-d / 400)), abs=1e-7)
+    full = whr.fit(g, cfg)
+    np.testing.assert_allclose(r.rating, full.rating, atol=1e-6)
+    np.testing.assert_allclose(r.rd, full.rd, rtol=1e-6)
+
+
+def test_registry_entry_and_the_cli_spec():
+    entry = systems.get("whr")
+    assert entry.batch and entry.period_based
+    assert entry.state_names() == ("rating", "rd", "games_played")
+    spec = systems.SystemSpec.parse("whr:w2=14,advantage=30,time_unit=7")
+    assert spec.config == WHRConfig(w2=14.0, advantage=30.0, time_unit=7.0)
+    r = spec.rate(systems.tiny_data("games"))
+    assert r.predictions.shape == (4,)
+
+
+def test_games_without_time_or_period_are_one_time_step():
+    g = fastrate.Games.from_arrays(["a", "b"], ["b", "c"], [1.0, 0.0])
+    f = whr.fit(g)
+    assert len(f.history) == 3 and f.history.when_kind == "period"
+    r = whr.rate(g)
+    assert r.predictions.tolist() == [0.5, 0.5]
+    ref = reference_whr([("a", "b", 1.0, 0, 0.0), ("b", "c", 0.0, 0, 0.0)], 300.0)
+    np.testing.assert_allclose(f.rating, [ref[p][0][1] for p in "abc"], atol=1e-3)
+
+
+# ----------------------------------------------------------------------------------
+# continuation and bad input
+
+
+def test_a_batch_fit_does_not_continue_from_saved_ratings():
+    g = systems.tiny_data("games")
+    first = whr.rate(g)
+    with pytest.raises(ConfigError, match=r"batch fit .* cannot continue from saved ratings"):
+        whr.rate(g, initial=first)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"w2": 0.0}, "'w2' of WHRConfig must be a float in \\(0, inf\\); got 0.0"),
+    ({"w2": math.inf}, "'w2' of WHRConfig"),
+    ({"virtual_games": -1.0}, "'virtual_games' of WHRConfig must be a float in \\[0, inf\\)"),
+    ({"time_unit": 0}, "'time_unit' of WHRConfig"),
+    ({"tolerance": 0.0}, "'tolerance' of WHRConfig"),
+    ({"max_iterations": 2.5}, "'max_iterations' of WHRConfig must be an integer"),
+    ({"relaxation": 2.0}, "'relaxation' of WHRConfig must be a float in \\[0, 2\\)"),
+    ({"advantage": math.nan}, "'advantage' of WHRConfig"),
+])
+def test_bad_configs_are_refused(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        WHRConfig(**kwargs)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(InputTypeError, match="'w2' of WHRConfig must be a float"):
+        WHRConfig(w2="big")
+    with pytest.raises(ArgumentTypeError, match=r"whr.fit\(\) needs a fastrate.Games; got list"):
+        whr.fit([("a", "b", 1.0)])
+    with pytest.raises(ArgumentTypeError, match=r"whr.rate\(\) needs a WHRConfig as config"):
+        whr.rate(systems.tiny_data("games"), {"w2": 3})
+
+
+def test_an_unfinished_fit_says_so():
+    rows = _random_rows(5)
+    f = whr.fit(_games(rows), WHRConfig(max_iterations=1))
+    assert not f.converged and f.iterations == 1 and f.max_change > f.config.tolerance
+    r = f.to_ratings()
+    assert r.unconverged is not None and r.unconverged.size > 0
+    assert whr.fit(_games(rows)).to_ratings().unconverged is None
