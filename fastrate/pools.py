@@ -28,16 +28,17 @@ __all__ = ["rate_pools", "pools_table"]
 
 
 def rate_pools(pools: Mapping[Any, Any], system: Any = "elo", *, initial: Any = None,
-               workers: int | None = 1, predictions: bool = False, client: Any = None,
+               workers: int | None = 1, predictions: bool = False, dask: Any = None,
                on_pool: Callable[[Any, Ratings], Any] | None = None) -> dict[Any, Ratings]:
     """Rate every pool of ``pools`` (pool -> :class:`~fastrate.Games` or
     :class:`~fastrate.Matches`) with ``system`` (a spec string, ``(name, config)`` or
     config object); return pool -> :class:`~fastrate.Ratings`, in the pools' order.
 
     ``initial``: starting ratings for every pool (players not in a pool are ignored).
-    ``workers``: local threads (None: one per CPU). ``client``: a
-    ``distributed.Client``; the pools are then scattered to its workers once and rated
-    there. ``predictions=False`` (default): final ratings only, where the system can
+    ``workers``: local threads (None: one per CPU). ``dask``: ``"local"`` (a
+    ``LocalCluster`` of ``workers`` processes), a scheduler address or a
+    ``distributed.Client`` (:class:`fastrate.cluster.Cluster`); each pool is then sent
+    once to one worker and rated there, with the same results. ``predictions=False`` (default): final ratings only, where the system can
     skip the per-game outputs. ``on_pool(pool, ratings)`` is called as each pool is
     done (progress), in the pools' order.
     """
@@ -51,12 +52,16 @@ def rate_pools(pools: Mapping[Any, Any], system: Any = "elo", *, initial: Any = 
     labels = list(pools)
 
     def one(data: Any) -> Ratings:
-        return spec.rate(data, initial=initial, predictions=predictions)
+        return _rate_one(data, spec, initial, predictions)
 
-    if client is not None:
-        futures = client.map(one, client.scatter([pools[k] for k in labels]),
-                             pure=False)
-        results = client.gather(futures)
+    if dask is not None:
+        from fastrate.cluster import Cluster
+
+        with Cluster(dask, workers or 2) as cluster:
+            client = cluster.client
+            parts = cluster.scatter([pools[k] for k in labels], broadcast=False)
+            results = client.gather(client.map(_rate_one, parts, spec=spec, initial=initial,
+                                               predictions=predictions, pure=False))
     elif workers == 1 or len(labels) == 1:
         results = [one(pools[k]) for k in labels]
     else:
@@ -67,6 +72,11 @@ def rate_pools(pools: Mapping[Any, Any], system: Any = "elo", *, initial: Any = 
         for k in labels:
             on_pool(k, out[k])
     return out
+
+
+def _rate_one(data: Any, spec: SystemSpec, initial: Any, predictions: bool) -> Ratings:
+    """One pool (what a Dask worker runs)."""
+    return spec.rate(data, initial=initial, predictions=predictions)
 
 
 def pools_table(rated: Mapping[Any, Ratings], by: str = "pool", sort: bool = True):

@@ -34,7 +34,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
                        "fastrate.bradley_terry", "fastrate.network_scores",
                        "fastrate.stephenson", "fastrate.whr")),
     (3, "registry", ("fastrate.systems", "fastrate.evaluate", "fastrate.tune",
-                     "fastrate.streaming", "fastrate.pools")),
+                     "fastrate.streaming", "fastrate.pools", "fastrate.cluster")),
     (4, "top", ("fastrate._warmup", "fastrate.warmup", "fastrate.datasets",
                 "fastrate.report")),
     (5, "cli", ("fastrate.cli", "fastrate.__main__")),

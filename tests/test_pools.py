@@ -105,3 +105,33 @@ def test_bad_arguments():
         rate_pools({"x": g}, "elo", workers=0)
     result = CliRunner().invoke(main, ["rate", "--example", "football", "--by", "x"])
     assert result.exit_code != 0 and "--by: --example cannot be combined" in result.output
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_same_bits(pooled, tmp_path):
+    """The pools rated on a real Dask LocalCluster (two worker processes) equal the local
+    run to the bit; the CLI's --dask gives the same table."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    pools = read_pools(pooled[0], "kind", period="year")
+    local = rate_pools(pools, "glicko2:tau=0.4", workers=1)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        remote = rate_pools(pools, "glicko2:tau=0.4", dask=client)
+    for k in pools:
+        assert remote[k].players.names.tolist() == local[k].players.names.tolist()
+        np.testing.assert_array_equal(remote[k].rating, local[k].rating)
+        np.testing.assert_array_equal(remote[k].state["rd"], local[k].state["rd"])
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["rate", str(pooled[0]), "--by", "kind", "-s",
+                                       "glicko2:tau=0.4", "--period", "year", "--dask",
+                                       "-j", "2", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    got = {(r["kind"], r["player"]): r["rating"] for r in json.loads(out.read_text())}
+    assert got[("competitive", "Spain")] == local["competitive"]["Spain"]
+
+
+def test_dask_options_need_by():
+    result = CliRunner().invoke(main, ["rate", "--example", "football", "--dask"])
+    assert result.exit_code != 0 and "give --by COL" in result.output

@@ -119,7 +119,7 @@ def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
     seen: dict[str, click.Parameter] = {}
     for param, path in outputs:
         target = resolve_target(path)
-        if is_special_file(target):
+        if is_special_file(Path(path)):
             continue
         folder = target.parent if str(target.parent) else Path(".")
         if not folder.is_dir():  # say so before any work, not after it
@@ -367,3 +367,31 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
         click.echo(f"fastrate: note: skipped {count:,} row{'s' if count != 1 else ''} where "
                    f"{reason} (first at {first})", err=True)
     return games
+
+
+#: other names of the saved-state columns that ``--initial`` / ``--resets`` accept
+_STATE_ALIASES = {"player": ("team", "name", "id"), "rating": ("elo",)}
+
+
+def read_state_file(path: str | None, what: str, period: str | None = None):
+    """``--initial`` / ``--resets`` FILE as a table, its columns named as the library
+    wants them: ``player`` may be called team, name or id and ``rating`` elo (when the
+    proper name is absent), and a resets file may give its period under the games'
+    period column name (``--period season``: a ``season`` column)."""
+    if path is None:
+        return None
+    from fastrate.io.tables import read_ratings
+
+    table = read_ratings(path)
+    names = list(table.column_names)
+    wanted = dict(_STATE_ALIASES)
+    if what == "resets":
+        wanted = {"player": wanted["player"], "value": ("rating", "elo")}
+        if period is not None and "period" not in names and "time" not in names:
+            wanted["period"] = (period,)
+    for proper, others in wanted.items():
+        if proper not in names:
+            alias = next((a for a in others if a in names), None)
+            if alias is not None:
+                names[names.index(alias)] = proper
+    return table.rename_columns(names)

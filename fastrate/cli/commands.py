@@ -17,6 +17,7 @@ from fastrate.cli._common import (
     input_options,
     load_games,
     output_options,
+    read_state_file,
     split_columns,
     window_options,
 )
@@ -140,34 +141,6 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
     return chunk_rows
 
 
-#: other names of the saved-state columns that ``--initial`` / ``--resets`` accept
-_STATE_ALIASES = {"player": ("team", "name", "id"), "rating": ("elo",)}
-
-
-def _read_state(path: str | None, what: str, period: str | None = None):
-    """``--initial`` / ``--resets`` FILE as a table, its columns named as the library
-    wants them: ``player`` may be called team, name or id and ``rating`` elo (when the
-    proper name is absent), and a resets file may give its period under the games'
-    period column name (``--period season``: a ``season`` column)."""
-    if path is None:
-        return None
-    from fastrate.io.tables import read_ratings
-
-    table = read_ratings(path)
-    names = list(table.column_names)
-    wanted = dict(_STATE_ALIASES)
-    if what == "resets":
-        wanted = {"player": wanted["player"], "value": ("rating", "elo")}
-        if period is not None and "period" not in names and "time" not in names:
-            wanted["period"] = (period,)
-    for proper, others in wanted.items():
-        if proper not in names:
-            alias = next((a for a in others if a in names), None)
-            if alias is not None:
-                names[names.index(alias)] = proper
-    return table.rename_columns(names)
-
-
 @click.command("rate")
 @click.argument("file", required=False, type=click.Path())
 @click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Rate a bundled data set "
@@ -192,12 +165,18 @@ def _read_state(path: str | None, what: str, period: str | None = None):
 @click.option("--by", metavar="COL", help="Rate the pools of FILE that COL names (leagues, "
               "game modes, regions) independently; the output gets a COL column.")
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
-              help="--by: pools rated at once on local threads (default: one per CPU).")
+              help="--by: pools rated at once on local threads (default: one per CPU); "
+              "with --dask, the Dask worker processes (default 2).")
+@click.option("--dask", "use_dask", is_flag=True, help="--by: rate the pools on a Dask "
+              "LocalCluster started here (needs dask and distributed).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None, help="--by: rate the "
+              "pools on the Dask cluster of this scheduler.")
 @chunk_options
 @input_options
 @output_options
 def rate_command(file, example, system, initial, resets, predictions, top, by, workers,
-                 chunk_rows, sort_input, input_format, output, fmt, progress, **kw) -> None:
+                 use_dask, scheduler, chunk_rows, sort_input, input_format, output, fmt,
+                 progress, **kw) -> None:
     """Rate the games (or matches) in FILE and print or write the ratings.
 
     Two-player games: one row per game. Team and free-for-all matches (trueskill,
@@ -221,11 +200,20 @@ def rate_command(file, example, system, initial, resets, predictions, top, by, w
     spec = system or _example_system(example)
     parsed = SystemSpec.parse(spec)
     as_matches = _rates_matches(example, [parsed.name])
+    dask = scheduler if scheduler is not None else ("local" if use_dask else None)
     if by is not None:
-        _rate_pools(file, example, by, parsed, workers, initial, resets, predictions,
+        if use_dask and scheduler is not None:
+            from fastrate.errors import ConfigError
+
+            raise ConfigError("give either --dask (a local cluster) or --scheduler, not both")
+        _rate_pools(file, example, by, parsed, workers, dask, initial, resets, predictions,
                     chunk_rows, top, input_format, output, fmt, progress,
                     split_columns(columns, as_matches), as_matches)
         return
+    if dask is not None:
+        from fastrate.errors import ConfigError
+
+        raise ConfigError("--dask and --scheduler rate independent pools: give --by COL")
     chunks = _chunk_rows(file, example, chunk_rows, [parsed],
                          "--resets" if resets is not None else None, matches_ok=True)
     if chunks is not None:
@@ -254,13 +242,13 @@ def rate_command(file, example, system, initial, resets, predictions, top, by, w
         bar.step()
         kwargs: dict[str, Any] = {}
         if initial is not None:
-            kwargs["initial"] = _read_state(initial, "initial")
+            kwargs["initial"] = read_state_file(initial, "initial")
         if resets is not None:
             if name != "elo":
                 from fastrate.errors import InputError
 
                 raise InputError("--resets works with the elo system only")
-            kwargs["resets"] = _read_state(resets, "resets", columns.get("period"))
+            kwargs["resets"] = read_state_file(resets, "resets", columns.get("period"))
         if predictions is not None and parsed.system.accepts("record_pregame"):
             kwargs["record_pregame"] = True  # the pre-game ratings go in the predictions
         # without --predictions: final ratings only, the fastest path
@@ -286,8 +274,9 @@ def rate_command(file, example, system, initial, resets, predictions, top, by, w
                    output, fmt)
 
 
-def _rate_pools(file, example, by, spec, workers, initial, resets, predictions, chunk_rows,
-                top, input_format, output, fmt, progress, columns, as_matches) -> None:
+def _rate_pools(file, example, by, spec, workers, dask, initial, resets, predictions,
+                chunk_rows, top, input_format, output, fmt, progress, columns,
+                as_matches) -> None:
     """``fastrate rate --by COL``: every pool rated on its own
     (:func:`fastrate.pools.rate_pools`), one table with the pool first."""
     from fastrate.errors import ConfigError, InputError
@@ -310,8 +299,8 @@ def _rate_pools(file, example, by, spec, workers, initial, resets, predictions, 
         pools = {k: _default_period(p, [spec.name], evaluating=False, note=i == 0)
                  for i, (k, p) in enumerate(pools.items())}
         bar.step()
-        rated = rate_pools(pools, spec, initial=_read_state(initial, "initial"),
-                           workers=workers)
+        rated = rate_pools(pools, spec, initial=read_state_file(initial, "initial"),
+                           workers=workers, dask=dask)
         bar.step()
         table = pools_table(rated, by=by)
         if output is not None or fmt is not None:
@@ -375,7 +364,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
 
             ratings = rate_chunks(
                 file, spec, chunk_rows=chunk_rows, format=input_format,
-                initial=_read_state(initial, "initial"),
+                initial=read_state_file(initial, "initial"),
                 on_predictions=on_predictions, progress=bar, sort=sort_input, **columns)
         if output is not None or fmt is not None:
             emit(ratings.to_arrow(sort=True), output, fmt)
@@ -499,7 +488,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
                          else "--fit-until/--score-from/--score-until" if (
                              fit_until or score_from or score_until) else None,
                          matches_ok=True)
-    start = _read_state(initial, "initial")
+    start = read_state_file(initial, "initial")
     if chunks is not None:
         from fastrate.streaming import evaluate_chunks
 
@@ -528,7 +517,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
             _note_unweighted(games, specs)
             stages.step()
             result = evaluate(games, specs, burn_in=burn_in, draws=draws, initial=start,
-                              resets=_read_state(resets, "resets", columns.get("period")),
+                              resets=read_state_file(resets, "resets", columns.get("period")),
                               fit_until=fit_until, score_from=score_from,
                               score_until=score_until, on_system=lambda *_: stages.step())
         finally:

@@ -11,6 +11,7 @@ from fastrate.cli._common import (
     column_kwargs,
     input_options,
     load_games,
+    read_state_file,
     table_output_options,
     window_options,
 )
@@ -114,7 +115,6 @@ def tune_command(file, example, spaces, strategy, trials, grid_points, seed, met
 
     from fastrate import systems
     from fastrate.errors import ConfigError
-    from fastrate.io.tables import read_ratings
     from fastrate.tune import Space, tune
 
     columns = column_kwargs(kw)
@@ -129,7 +129,7 @@ def tune_command(file, example, spaces, strategy, trials, grid_points, seed, met
         result = tune(games, list(spaces) or None, strategy=strategy, trials=trials,
                       grid_points=grid_points, seed=seed, metric=metric, burn_in=burn_in,
                       fit_until=fit_until, score_from=score_from, score_until=score_until,
-                      initial=read_ratings(initial) if initial is not None else None,
+                      initial=read_state_file(initial, "initial"),
                       draws=draws, workers=workers,
                       dask=scheduler if scheduler is not None else ("local" if use_dask
                                                                     else None),
