@@ -24,6 +24,9 @@ CASES = {
     "atp": ("tennis_atp/atp_singles_1968_2024_compact.csv.gz", TENNIS, "2000-01-01",
             "elo:k_schedule=power,k_power=440.2:7.489:0.4931,context_weight=0.07795,"
             "context_k=3,best_of=3,points_share=0.3729", 0.5797, 0.580, 0.5852),
+    "wta": ("tennis_wta/wta_singles_1968_2024_compact.csv.gz", TENNIS, "2000-01-01",
+            "elo:k_schedule=power,k_power=517.1:3.569:0.4198,context_weight=0.08487,"
+            "context_k=1.776,best_of=3,points_share=0.4106", 0.5722, 0.577, 0.5829),
     "football": ("intl_football/results.csv", {"weight": "tournament", "period": "month"},
                  "1990-01-01",
                  "elo:k_schedule=power,k_power=221.1:1:0.322,advantage=110.7,"
