@@ -746,6 +746,11 @@ def tune(games: Games | Matches, space: str | Sequence[str] | None = None, *,
     notes: list[str] = []
     if space is None:
         texts = default_spaces(games)
+        left = [e.name for e in REGISTRY.values() if getattr(e, "space", "") and e.data == unit
+                and (e.period_based or e.batch) and games.period is None]
+        if left:
+            notes.append(f"left out for want of rating periods: {', '.join(left)} (give "
+                         "periods: period='month', --period)")
     else:
         texts = [space] if isinstance(space, str) else list(space)
     if not texts:

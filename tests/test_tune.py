@@ -305,3 +305,10 @@ def test_progress_reports_every_trial(football):
                                     "elo:k=10|20", "--progress"])
     assert res.exit_code == 0, res.output
     assert "tuning" in res.stderr and "/2 " in res.stderr
+
+
+def test_default_sweep_says_which_systems_it_left_out():
+    games = fastrate.load_example("football")  # dates, no periods
+    r = tune(games, None, score_from=SPLIT, trials=3)
+    assert {t["system"] for t in r.trials} == {"elo"}
+    assert any("glicko, glicko2" in n for n in r.notes)
