@@ -388,13 +388,13 @@ def test_predictions_in_input_order():
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"initial_rd": -1.0}, ConfigError, r"'initial_rd' of GlickoConfig must be a float in \(0, 1e\+06\]; got -1.0"),
+    ({"initial_rd": -1.0}, ConfigError, r"'initial_rd' of GlickoConfig must be a float in \[0.001, 1e\+06\]; got -1.0"),
     ({"max_rd": 0.0}, ConfigError, r"'max_rd' of GlickoConfig"),
     ({"c": -3.0}, ConfigError, r"'c' of GlickoConfig must be a float in \[0, 1e\+06\]; got -3.0"),
     # issue 15: values that overflowed (OverflowError, nan) are refused with the range
     ({"c": 1e300}, ConfigError, r"'c' of GlickoConfig must be a float in \[0, 1e\+06\]; got 1e\+300"),
     ({"initial_rd": 1e300, "max_rd": 1e300}, ConfigError, r"'initial_rd' of GlickoConfig"),
-    ({"max_rd": 1e300}, ConfigError, r"'max_rd' of GlickoConfig must be a float in \(0, 1e\+06\]"),
+    ({"max_rd": 1e300}, ConfigError, r"'max_rd' of GlickoConfig must be a float in \[0.001, 1e\+06\]"),
     ({"initial_rating": 1e300}, ConfigError, r"'initial_rating' of GlickoConfig must be a float "
                                              r"in \[-1e\+09, 1e\+09\]"),
     ({"advantage": -1e10}, ConfigError, r"'advantage' of GlickoConfig"),

@@ -486,16 +486,16 @@ def test_default_settings_converge_without_warning():
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"tau": -0.5}, ConfigError, r"'tau' of Glicko2Config must be a float in \(0, 100\]; got -0.5"),
+    ({"tau": -0.5}, ConfigError, r"'tau' of Glicko2Config must be a float in \[0.001, 100\]; got -0.5"),
     # issue 15: values that wrote nan/inf are refused with the range
     ({"initial_rd": 1e300}, ConfigError,
-     r"'initial_rd' of Glicko2Config must be a float in \(0, 1e\+06\]; got 1e\+300"),
+     r"'initial_rd' of Glicko2Config must be a float in \[0.001, 1e\+06\]; got 1e\+300"),
     ({"scale": 1e-300}, ConfigError,
      r"'scale' of Glicko2Config must be a float in \[0.001, 1e\+09\]; got 1e-300"),
     ({"initial_volatility": 1e300}, ConfigError, r"'initial_volatility' of Glicko2Config"),
     ({"tau": 1e300}, ConfigError, r"'tau' of Glicko2Config"),
     ({"advantage": 1e300}, ConfigError, r"'advantage' of Glicko2Config"),
-    ({"max_rd": 0.0}, ConfigError, r"'max_rd' of Glicko2Config must be a float in \(0, 1e\+06\]"),
+    ({"max_rd": 0.0}, ConfigError, r"'max_rd' of Glicko2Config must be a float in \[0.001, 1e\+06\]"),
     ({"max_rd": 1e300}, ConfigError, r"'max_rd' of Glicko2Config"),
     ({"tau": 0.0}, ConfigError, r"'tau' of Glicko2Config"),
     ({"scale": 0.0}, ConfigError, r"'scale' of Glicko2Config"),

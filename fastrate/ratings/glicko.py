@@ -84,7 +84,7 @@ from fastrate.ratings._common import (
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q", "FamilyRule",
            "family_touch", "family_games", "check_finite_result", "neutral_flags",
            "check_flag", "first_growth",
-           "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD"]
+           "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD", "MIN_RD"]
 
 #: ``q = ln(10) / 400``
 Q = LN10 / 400.0
@@ -97,6 +97,7 @@ _DEFAULT_C = math.sqrt((350.0**2 - 50.0**2) / 30.0)
 #: leads far below the float range)
 MAX_RATING = 1e9  #: |initial_rating|, |advantage|: at most 1e9
 MAX_RD = 1e6  #: initial_rd, max_rd, min_rd, c: at most 1e6
+MIN_RD = 1e-3  #: initial_rd, max_rd: at least 1e-3 (RD^2 must stay a normal float > 0)
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,8 @@ class GlickoConfig:
     def __post_init__(self) -> None:
         o = "GlickoConfig"
         check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
-        check_number(o, "initial_rd", self.initial_rd, lo=0.0, hi=MAX_RD, lo_open=True)
-        check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "initial_rd", self.initial_rd, lo=MIN_RD, hi=MAX_RD)
+        check_number(o, "max_rd", self.max_rd, lo=MIN_RD, hi=MAX_RD)
         check_number(o, "c", self.c, lo=0.0, hi=MAX_RD)
         check_number(o, "min_rd", self.min_rd, lo=0.0, hi=MAX_RD)
         check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
@@ -145,7 +146,7 @@ class GlickoConfig:
         """
         o = "GlickoConfig.with_c_from_target"
         max_rd = kw.get("max_rd", cls.max_rd)
-        check_number(o, "max_rd", max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "max_rd", max_rd, lo=MIN_RD, hi=MAX_RD)
         check_number(o, "typical_rd", typical_rd, lo=0.0, hi=float(max_rd), hi_open=True)
         check_number(o, "periods_to_max", periods_to_max, lo=0.0, hi=_INF, lo_open=True,
                      hi_open=True)

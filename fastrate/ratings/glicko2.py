@@ -88,6 +88,7 @@ from fastrate.ratings.glicko import (
     GROW_PER_MISSED,
     MAX_RATING,
     MAX_RD,
+    MIN_RD,
     FamilyRule,
     check_finite_result,
     family_games,
@@ -100,8 +101,8 @@ __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE", "glicko2_per
 SCALE = 173.7178
 _INF = math.inf
 MIN_SCALE, MAX_SCALE = 1e-3, 1e9  #: scale: [1e-3, 1e9]
-MAX_VOLATILITY = 10.0  #: initial_volatility: (0, 10]
-MAX_TAU = 100.0  #: tau: (0, 100]
+MIN_VOLATILITY, MAX_VOLATILITY = 1e-6, 10.0  #: initial_volatility: [1e-6, 10]
+MIN_TAU, MAX_TAU = 1e-3, 100.0  #: tau: [1e-3, 100]
 
 
 @dataclass(frozen=True)
@@ -128,17 +129,17 @@ class Glicko2Config:
     def __post_init__(self) -> None:
         o = "Glicko2Config"
         check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
-        check_number(o, "initial_rd", self.initial_rd, lo=0.0, hi=MAX_RD, lo_open=True)
-        check_number(o, "initial_volatility", self.initial_volatility, lo=0.0,
-                     hi=MAX_VOLATILITY, lo_open=True)
-        check_number(o, "tau", self.tau, lo=0.0, hi=MAX_TAU, lo_open=True)
+        check_number(o, "initial_rd", self.initial_rd, lo=MIN_RD, hi=MAX_RD)
+        check_number(o, "initial_volatility", self.initial_volatility, lo=MIN_VOLATILITY,
+                     hi=MAX_VOLATILITY)
+        check_number(o, "tau", self.tau, lo=MIN_TAU, hi=MAX_TAU)
         check_number(o, "scale", self.scale, lo=MIN_SCALE, hi=MAX_SCALE)
         check_number(o, "epsilon", self.epsilon, lo=0.0, hi=1.0, lo_open=True)
         check_number(o, "max_iterations", self.max_iterations, lo=1.0, hi=1e9, integer=True)
         check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
         if not (isinstance(self.max_rd, (int, float, np.integer, np.floating))
                 and not isinstance(self.max_rd, bool) and self.max_rd == _INF):
-            check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+            check_number(o, "max_rd", self.max_rd, lo=MIN_RD, hi=MAX_RD)
 
 
 # ----------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ from fastrate.ratings.glicko import (
     GROW_PER_PERIOD,
     MAX_RATING,
     MAX_RD,
+    MIN_RD,
     FamilyRule,
     Q,
     check_finite_result,
@@ -128,13 +129,13 @@ class StephensonConfig:
     def __post_init__(self) -> None:
         o = "StephensonConfig"
         check_number(o, "initial_rating", self.initial_rating, lo=-MAX_RATING, hi=MAX_RATING)
-        check_number(o, "initial_rd", self.initial_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "initial_rd", self.initial_rd, lo=MIN_RD, hi=MAX_RD)
         check_number(o, "c", self.c, lo=0.0, hi=MAX_RD)
         check_number(o, "h_dev", self.h_dev, lo=0.0, hi=MAX_RD)
         check_number(o, "bonus", self.bonus, lo=0.0, hi=MAX_WEIGHT)
         check_number(o, "neighbourhood", self.neighbourhood, lo=0.0, hi=MAX_WEIGHT)
         check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
-        check_number(o, "max_rd", self.max_rd, lo=0.0, hi=MAX_RD, lo_open=True)
+        check_number(o, "max_rd", self.max_rd, lo=MIN_RD, hi=MAX_RD)
         check_flag(o, "first_period_growth", self.first_period_growth)
 
     @classmethod
