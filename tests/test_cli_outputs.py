@@ -192,3 +192,50 @@ def test_text_weights_are_match_types(tmp_path):
     path.write_text("white,black,score,tournament\na,b,1,Friendly\nb,a,0,\n")
     with pytest.raises(fastrate.errors.InputError, match="weight|tournament"):
         fastrate.read_games(path, weight="tournament")
+
+
+# ----------------------------------------------------------------------------------
+# leaderboards (issue 13 §4): a minimum of games, a conservative rating
+
+
+def _lucky_newcomer():
+    """'lucky' wins his one game against the best player; the others play a lot."""
+    white, black, score = [], [], []
+    for _ in range(30):
+        white += ["ace", "ace", "bob"]
+        black += ["bob", "cat", "cat"]
+        score += [1.0, 1.0, 0.5]
+    white.append("lucky")
+    black.append("ace")
+    score.append(1.0)
+    return fastrate.Games.from_arrays(white, black, score, period=[0] * 90 + [1])
+
+
+def test_leaderboard_min_games_and_conservative():
+    r = fastrate.glicko2.rate(_lucky_newcomer())
+    assert r.top(1)[0][0] == "lucky"  # one game, a big jump: top of the plain list
+    assert [n for n, _ in r.top(3, min_games=5)] == ["ace", "bob", "cat"]
+    rd = r.state["rd"]
+    by_hand = np.argsort(-(r.rating - 2 * rd), kind="stable")
+    np.testing.assert_array_equal(r.leaderboard(conservative=2), by_hand)
+    assert r.players[r.leaderboard(conservative=2)[0]] == "ace"
+    with pytest.raises(fastrate.errors.InputError, match="min_games must be a whole"):
+        r.leaderboard(min_games=-1)
+    # a system without an uncertainty: conservative changes nothing
+    e = fastrate.elo.rate(_lucky_newcomer())
+    np.testing.assert_array_equal(e.leaderboard(conservative=3), e.ranking())
+
+
+def test_cli_leaderboard_options(tmp_path):
+    g = _lucky_newcomer()
+    path = tmp_path / "g.csv"
+    names = g.players.names
+    lines = ["white,black,score,period"] + [
+        f"{names[w]},{names[b]},{s},{p}" for w, b, s, p in zip(g.white, g.black, g.score,
+                                                                  g.period)]
+    path.write_text("\n".join(lines) + "\n")
+    out = run("rate", str(path), "-s", "glicko2", "--period", "period", "--top", "2",
+              "--min-games", "5")
+    assert "lucky" not in out and "at least 5 games" in out
+    out = run("rate", str(path), "-s", "glicko2", "--period", "period", "--top", "1")
+    assert "lucky" in out

@@ -162,6 +162,12 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
               "pre-game expected score (input order) to this file.")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
+@click.option("--min-games", default=0, show_default=True, type=click.IntRange(min=0),
+              metavar="N", help="The readable table lists only players with at least N "
+              "games (the written table keeps everyone).")
+@click.option("--conservative", default=0.0, show_default=True,
+              type=click.FloatRange(0, 1000), metavar="K", help="The readable table ranks by "
+              "rating - K x RD (sigma for TrueSkill, Weng-Lin) where the system has one.")
 @click.option("--by", metavar="COL", help="Rate the pools of FILE that COL names (leagues, "
               "game modes, regions) independently; the output gets a COL column.")
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
@@ -174,9 +180,9 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
 @chunk_options
 @input_options
 @output_options
-def rate_command(file, example, system, initial, resets, predictions, top, by, workers,
-                 use_dask, scheduler, chunk_rows, sort_input, input_format, output, fmt,
-                 progress, **kw) -> None:
+def rate_command(file, example, system, initial, resets, predictions, top, min_games,
+                 conservative, by, workers, use_dask, scheduler, chunk_rows, sort_input,
+                 input_format, output, fmt, progress, **kw) -> None:
     """Rate the games (or matches) in FILE and print or write the ratings.
 
     Two-player games: one row per game. Team and free-for-all matches (trueskill,
@@ -218,7 +224,8 @@ def rate_command(file, example, system, initial, resets, predictions, top, by, w
                          "--resets" if resets is not None else None, matches_ok=True)
     if chunks is not None:
         _rate_in_chunks(file, parsed, chunks, initial, predictions, top, input_format,
-                        output, fmt, progress, split_columns(columns, as_matches), sort_input)
+                        output, fmt, progress, split_columns(columns, as_matches), sort_input,
+                        (min_games, conservative))
         return
     bar = Progress(["reading", "rating", "writing"], progress)
     try:
@@ -271,7 +278,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, by, w
     what = (f"{games.n_matches:,} matches" if hasattr(games, "n_matches")
             else f"{games.n_games:,} games")
     _print_ratings(ratings, spec, what, f"--example {example}" if example else file, top,
-                   output, fmt)
+                   output, fmt, (min_games, conservative))
 
 
 def _rate_pools(file, example, by, spec, workers, dask, initial, resets, predictions,
@@ -323,15 +330,19 @@ def _rate_pools(file, example, by, spec, workers, dask, initial, resets, predict
                        err=True)
 
 
-def _print_ratings(ratings, spec: str, what: str, src: str, top: int, output, fmt) -> None:
+def _print_ratings(ratings, spec: str, what: str, src: str, top: int, output, fmt,
+                   board: tuple[int, float] = (0, 0.0)) -> None:
     """The readable top of the table (to stdout, or stderr when the table itself goes to
-    stdout) and the note of what was written."""
+    stdout) and the note of what was written. ``board``: the leaderboard's minimum games
+    and conservative factor (:meth:`fastrate.Ratings.leaderboard`)."""
     if output is not None or fmt is None:
         cols = {k: v for k, v in ratings.columns().items() if k != "last_period"}
-        order = ratings.ranking()
+        order = ratings.leaderboard(*board)
         cols = {k: v[order] for k, v in cols.items()}
+        rule = "".join([f", at least {board[0]} games" if board[0] else "",
+                        f", by rating - {board[1]:g} x uncertainty" if board[1] else ""])
         title = (f"{spec}: {what}, {len(ratings):,} players ({src}); "
-                 f"top {min(top, len(ratings))}")
+                 f"top {min(top, len(order))}{rule}")
         if top > 0:
             click.echo(format_table(cols, top, title), err=output is None and fmt is not None)
         if output is not None:
@@ -339,7 +350,7 @@ def _print_ratings(ratings, spec: str, what: str, src: str, top: int, output, fm
 
 
 def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_format, output,
-                    fmt, progress, columns, sort_input) -> None:
+                    fmt, progress, columns, sort_input, board=(0, 0.0)) -> None:
     """``fastrate rate`` chunk by chunk (:func:`fastrate.streaming.rate_chunks`): the
     predictions written as they come, progress by chunk."""
     import contextlib
@@ -372,7 +383,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
         bar.close()
     unit = "matches" if spec.system.data == "matches" else "games"
     _print_ratings(ratings, spec.label, f"{bar.done:,} {unit} in chunks of {chunk_rows:,}",
-                   file, top, output, fmt)
+                   file, top, output, fmt, board)
 
 
 def _game_predictions(games, ratings, first_row: int = 1):

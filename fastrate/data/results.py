@@ -180,13 +180,38 @@ class Ratings:
         kind = "period" if games.period is not None else "row"
         return RatingHistory.from_points(self.players, player, at, rating, when_kind=kind)
 
-    def top(self, n: int = 10) -> list[tuple[Any, float]]:
+    def leaderboard(self, min_games: int = 0, conservative: float = 0.0) -> np.ndarray:
+        """Player ids for a published list: those with at least ``min_games`` games
+        played, best first by ``rating - conservative * uncertainty`` (the ``rd`` column,
+        or ``sigma`` for TrueSkill and Weng-Lin, whose ``rating`` is already mu - 3 sigma;
+        0 for systems without one). Ties keep id order. On football, Glicko-2's plain top
+        20 is led by teams with one or two games; ``min_games=10`` or ``conservative=2``
+        (rating - 2 RD) lists the established ones."""
+        if isinstance(min_games, bool) or not isinstance(min_games, (int, np.integer)) \
+                or min_games < 0:
+            raise InputError(f"min_games must be a whole number >= 0; got {min_games!r}")
+        if isinstance(conservative, bool) or not isinstance(
+                conservative, (int, float, np.integer, np.floating)) \
+                or not 0.0 <= float(conservative) <= 1e3:
+            raise InputError(f"conservative must be a number of uncertainties in [0, 1000]; "
+                             f"got {conservative!r}")
+        score = self.rating
+        spread = self.state.get("rd", self.state.get("sigma"))
+        if conservative and spread is not None:
+            score = self.rating - float(conservative) * np.asarray(spread, dtype=np.float64)
+        order = np.argsort(-score, kind="stable")
+        if min_games:
+            order = order[self.games_played[order] >= min_games]
+        return order
+
+    def top(self, n: int = 10, min_games: int = 0, conservative: float = 0.0
+            ) -> list[tuple[Any, float]]:
         """The ``n`` best players as ``(name, rating)`` pairs (all of them when there are
-        fewer; ``n`` must be a whole number >= 0)."""
+        fewer; ``n`` must be a whole number >= 0), in :meth:`leaderboard` order."""
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise InputError(f"top() takes a number of players, a whole number >= 0; got "
                              f"{n!r}")
-        idx = self.ranking()[:n]
+        idx = self.leaderboard(min_games, conservative)[:n]
         return [(self.players[i], float(self.rating[i])) for i in idx]
 
 
