@@ -500,7 +500,7 @@ def _check_finite(res):
         assert np.isfinite(v[~np.isnan(v)] if v.dtype.kind == "f" else v).all()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pbn_files(), st.booleans())
 def test_fuzz_the_pbn_reader(data, ignore_names):
     with warnings.catch_warnings():
