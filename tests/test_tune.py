@@ -252,9 +252,14 @@ def test_dask_local_cluster_same_bits_games_scattered_once(football):
         client.scatter, client.map = spy_scatter, spy_map
         space = "elo:k=5..80:log,advantage=0..200"
         remote = tune(football, space, score_from=SPLIT, trials=25, dask=client)
+        # --scheduler tcp://HOST:PORT: a client of its own, closed after the run
+        by_address = tune(football, "elo:k=10|20|40", score_from=SPLIT,
+                          dask=cluster.scheduler_address)
     local = tune(football, space, score_from=SPLIT, trials=25)
     assert remote.to_arrow().equals(local.to_arrow())
     assert remote.best == local.best and remote.score == local.score
+    assert by_address.to_arrow().equals(
+        tune(football, "elo:k=10|20|40", score_from=SPLIT).to_arrow())
     assert scatters == [("Games", True)]
     assert mapped and all(m == {"Future"} for m in mapped)
 
