@@ -422,45 +422,28 @@ def _trial(data: Games | Matches, spec: str, start: int, stop: int, draws: str,
 
 
 class _Runner:
-    """Runs batches of trials in order: threads on this machine, or a Dask cluster."""
+    """Runs batches of trials in order: threads on this machine, or a Dask cluster
+    (:class:`fastrate.cluster.Cluster`)."""
 
     def __init__(self, workers: int, dask: Any):
         self.workers = workers
+        self.cluster = None
         self.client = None
-        self.own: list[Any] = []
         self.pool = None
         if dask is not None:
-            self._connect(dask)
+            from fastrate.cluster import Cluster
+
+            self.cluster = Cluster(dask, workers)
+            self.client = self.cluster.client
         elif workers > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             self.pool = ThreadPoolExecutor(max_workers=workers)
 
-    def _connect(self, dask: Any) -> None:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise ConfigError("Dask is not installed: pip install 'fastrate[dask]' (dask and "
-                              "distributed)") from None
-        if isinstance(dask, Client):
-            self.client = dask
-            return
-        if dask == "local" or dask is True:
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                   processes=True, dashboard_address=":0")
-            self.own.append(cluster)
-            self.client = Client(cluster)
-        elif isinstance(dask, str):
-            self.client = Client(dask)
-        else:
-            raise ConfigError(f"dask must be 'local', a scheduler address (tcp://host:port) or "
-                              f"a distributed.Client; got {dask!r}")
-        self.own.insert(0, self.client)
-
     def put(self, data: Any) -> Any:
         """The data as the workers will see it: scattered once to every Dask worker."""
-        if self.client is not None:
-            return self.client.scatter(data, broadcast=True, hash=False)
+        if self.cluster is not None:
+            return self.cluster.scatter(data, broadcast=True)
         return data
 
     def run(self, handle: Any, specs: list[str], start: int, stop: int, draws: str,
@@ -491,8 +474,8 @@ class _Runner:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown()
-        for obj in self.own:
-            obj.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _prefix(data: Games | Matches, stop: int) -> Games | Matches:
