@@ -527,3 +527,16 @@ def test_bad_arguments():
         glicko2.rate(games, initial={"player": ["a"], "rating": [1500.0], "volatility": [0.0]})
     with pytest.raises(InputError, match=r"initial 'rd' must be a finite number > 0"):
         glicko2.rate(games, initial={"player": ["b"], "rating": [1500.0], "rd": [-1.0]})
+
+
+@pytest.mark.parametrize("initial, match", [
+    ({"player": ["a", "b"], "rating": [1500.0, 1500.0], "rd": [1e300, 1e300]},
+     r"initial 'rd' must be at most 1e\+06 in magnitude .*; found 1e\+300 for player 'a'"),
+    ({"player": ["b"], "rating": [-1e300]},
+     r"initial 'rating' must be at most 1e\+09 in magnitude .*; found -1e\+300 for player 'b'"),
+])
+def test_extreme_initial_state_is_refused(initial, match):
+    """Issue 15: saved state that would overflow (an RD of 1e300 gave NaN ratings) is
+    refused naming the player, never rated into NaN."""
+    with pytest.raises(InputError, match=match):
+        glicko2.rate(Games.from_arrays(["a"], ["b"], [1.0], period=[0]), initial=initial)

@@ -83,7 +83,7 @@ from fastrate.ratings._common import (
 
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q", "FamilyRule",
            "family_touch", "family_games", "check_finite_result", "neutral_flags",
-           "check_flag", "first_growth",
+           "check_flag", "first_growth", "check_state_range",
            "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD", "MIN_RD"]
 
 #: ``q = ln(10) / 400``
@@ -377,6 +377,20 @@ def first_growth(games: Games, config: Any) -> float:
     return 1.0 if config.first_period_growth and games.period is not None else 0.0
 
 
+def check_state_range(state: PlayerState, **limits: float) -> None:
+    """Refuse starting state outside the ranges that keep a run finite: every rating
+    within ±``MAX_RATING``, and each column named in ``limits`` (``rd=MAX_RD`` ...) at most
+    its limit; the error names the player."""
+    for column, limit in (("rating", MAX_RATING), *limits.items()):
+        values = getattr(state, column)
+        bad = np.abs(values) > limit
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"initial '{column}' must be at most {limit:g} in magnitude (the "
+                             f"range that keeps a run finite); found {float(values[i])!r} for "
+                             f"player {state.players[i]!r}")
+
+
 def check_finite_result(system: str, players: Any, **columns: np.ndarray) -> None:
     """Stop with a clear error, naming the player, if a run's state left the float range
     (the configs' ranges prevent it; extreme saved state or data still could)."""
@@ -410,6 +424,7 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd)
     check_positive_state(state, "rd", state.rd)
+    check_state_range(state, rd=MAX_RD)
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)

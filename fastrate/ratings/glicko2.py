@@ -91,6 +91,7 @@ from fastrate.ratings.glicko import (
     MIN_RD,
     FamilyRule,
     check_finite_result,
+    check_state_range,
     family_games,
     neutral_flags,
 )
@@ -274,6 +275,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
                                        volatility=config.initial_volatility)
     check_positive_state(state, "rd", state.rd)
     check_positive_state(state, "volatility", state.volatility)
+    check_state_range(state, rd=MAX_RD, volatility=MAX_VOLATILITY)
     n = len(state.players)
     failed = np.zeros(n, dtype=np.int8)
     if isinstance(initial, Ratings) and initial.unconverged is not None:

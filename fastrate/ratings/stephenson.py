@@ -90,6 +90,7 @@ from fastrate.ratings.glicko import (
     Q,
     check_finite_result,
     check_flag,
+    check_state_range,
     family_touch,
     first_growth,
     g,
@@ -314,6 +315,7 @@ def rate(games: Games, config: StephensonConfig = StephensonConfig(), initial: A
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd)
     check_positive_state(state, "rd", state.rd)
+    check_state_range(state, rd=MAX_RD)
     n = len(state.players)
     period = games.period_or_zero()
     starts = period_starts(period)
