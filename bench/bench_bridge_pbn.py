@@ -82,6 +82,7 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory):
     return make
 
 
+@pytest.mark.filterwarnings("ignore::fastrate.io.pbn.PbnScoreWarning")
 def test_read_pbn_boards_okbridge(throughput):
     if not IMP_01.exists():
         pytest.skip(f"shared data not found at {IMP_01}")

@@ -32,5 +32,10 @@ class ArgumentTypeError(InputTypeError, InputError):
     so existing ``except ValueError`` code keeps working."""
 
 
-class ConvergenceWarning(UserWarning):
+class FastrateWarning(UserWarning):
+    """Base class of the warnings fastrate issues on purpose (the CLI prints each as one
+    ``fastrate: warning:`` line)."""
+
+
+class ConvergenceWarning(FastrateWarning):
     """An iterative solve (e.g. Glicko-2's volatility) stopped before converging."""

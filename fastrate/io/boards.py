@@ -21,14 +21,18 @@ _TABLE_SUFFIXES = (".parquet", ".json", ".jsonl", ".ndjson")
 
 
 def read_boards(path: Any, *, format: str | None = None, period: Any = None,
-                **columns: str | None) -> Boards:
+                ignore_names: bool = False, **columns: str | None) -> Boards:
     """Read table results from CSV, Parquet, JSON or PBN (``.pbn``); see
-    :meth:`Boards.from_table` for the column names recognised."""
+    :meth:`Boards.from_table` for the column names recognised. ``ignore_names``: a PBN
+    file's names are not read (twins listed by surname, a robot in two seats)."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such file: {path}")
     if (format or p.suffix.lower().lstrip(".")) == "pbn":
-        return read_pbn_boards(p, period=period)
+        return read_pbn_boards(p, period=period, ignore_names=ignore_names)
+    if ignore_names:
+        raise InputError("ignore_names applies to PBN files; a table's columns name who "
+                         "played")
     if (format == "csv" or format is None and p.suffix.lower() not in _TABLE_SUFFIXES) \
             and p.is_file():
         _not_pbn(p, path)

@@ -60,14 +60,14 @@ from fastrate.data._contract import (
     contract_score,
 )
 from fastrate.data.boards import ARTIFICIAL_CODES, Boards
-from fastrate.errors import InputError
+from fastrate.errors import FastrateWarning, InputError
 
 __all__ = ["PbnColumn", "PbnTable", "PbnGame", "PbnResults", "PbnScoreWarning", "parse_pbn",
            "read_pbn", "read_pbn_table", "read_pbn_results", "read_pbn_boards",
            "pbn_results", "NUMERIC_COLUMNS", "MAX_MULTIPLICITY"]
 
 
-class PbnScoreWarning(UserWarning):
+class PbnScoreWarning(FastrateWarning):
     """A printed score (a [Score] tag or a ScoreTable's Score_NS/Score_EW) contradicts
     the Law 77 score of its own contract, declarer, result and vulnerability; the
     printed score is used. The message names the boards and lines."""
