@@ -33,7 +33,8 @@ def resolve_target(target: str | os.PathLike) -> Path:
 
 
 def is_special_file(path: Path) -> bool:
-    """Whether ``path`` exists and is not a regular file (a device, a FIFO, a socket)."""
+    """Whether ``path`` exists and is not a regular file (a device, a FIFO, a socket),
+    following symbolic links (``/dev/stdout`` is a pipe or a terminal)."""
     try:
         mode = path.stat().st_mode
     except OSError:
@@ -69,8 +70,8 @@ def atomic_files(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
     pending: list[tuple[Path, Path]] = []
     try:
         for given, target in zip(targets, resolved):
-            if is_special_file(target):
-                paths.append(target)
+            if is_special_file(Path(given)):  # stat follows links: /dev/stdout -> a pipe
+                paths.append(Path(given))
                 continue
             tmp = _temporary_beside(target)
             try:

@@ -171,6 +171,8 @@ def test_encoding_option_decodes_names(tmp_path, fmt):
     assert res.exit_code == 0, res.output
     names = read_table(out).column("player").to_pylist()
     assert sorted(names) == ["José", "ann", "bob"]
+    if fmt == "json":  # written as UTF-8 text, not escaped
+        assert "José" in out.read_text(encoding="utf-8")
     assert not any("b'" in n for n in names)
 
 

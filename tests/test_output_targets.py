@@ -232,6 +232,31 @@ def test_state_file_may_be_updated_in_place(data, tmp_path):
     assert state.read_bytes() != first
 
 
+def test_a_link_to_a_pipe_is_written_into(data, tmp_path):
+    """``--predictions /dev/stdout``: a symbolic link to a pipe (no extension: CSV)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "stdout"
+    link.symlink_to(fifo)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    res = CliRunner().invoke(main, ["rate", str(data / "games.csv"), "--predictions",
+                                    str(link), "-o", "/dev/null"])
+    if not got:
+        with open(fifo, "wb"):
+            pass
+    reader.join(10)
+    assert res.exit_code == 0, res.output
+    assert got and got[0].startswith(b'"row","time","white"')
+    assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
 def test_dev_null_with_predictions_too(data):
     res = CliRunner().invoke(main, ["rate", str(data / "games.csv"), "-o", "/dev/null",
                                     "--predictions", "/dev/null"])

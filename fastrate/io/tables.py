@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fastrate._files import atomic_file, is_special_file, resolve_target
+from fastrate._files import atomic_file, is_special_file
 from fastrate._validate import Source, to_arrow_table
 from fastrate.data.game_table import game_layout, release_arrow_memory
 from fastrate.data.games import games_from_box
@@ -53,7 +53,7 @@ def format_of(path: str | os.PathLike, fmt: str | None, output: bool = False) ->
                    (".ndjson", "json")):
         if name.endswith(ext):
             return f
-    if is_special_file(resolve_target(path)):
+    if is_special_file(Path(path)):
         return "csv"  # a device or a pipe (/dev/null, /dev/stdout, a FIFO): CSV unless told
     option = "--format" if output else "--input-format"
     raise InputError(f"cannot tell the format of {path}: name it .csv, .parquet or .json, "
@@ -858,5 +858,5 @@ def _write(table, fh, fmt: str) -> None:
         pq.write_table(table, fh)
     else:
         rows = table.to_pylist()
-        fh.write(json.dumps(rows, default=str, indent=None).encode())
+        fh.write(json.dumps(rows, default=str, indent=None, ensure_ascii=False).encode())
         fh.write(b"\n")
