@@ -87,7 +87,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 _SUMMARY_KEYS = ("subsample", "fastrate_vs_this", "fastrate_games_per_s_same_input",
                  "seconds", "peak_ratio", "peak_mib", "input_mib", "traced_ratio",
-                 "peak_rss_mib", "max_abs_diff", "extra_bytes_per_id")
+                 "peak_rss_mib", "max_abs_diff", "extra_bytes_per_id", "local_s",
+                 "dask_overhead_s", "dask_vs_local", "cluster_start_s")
 
 
 def _fmt(v: Any) -> str:
