@@ -495,7 +495,7 @@ def fit(games: Games, config: WHRConfig = _DEFAULT) -> WHRFit:
     ...                                time=[0.0, 1.0, 5.0])
     >>> f = fit(g, WHRConfig(w2=30.0))
     >>> [round(float(x), 1) for x in f.rating]
-    [65.4, 6.3, -73.7]
+    [71.5, 0.1, -71.5]
     >>> f.history.trajectory("a")["when"].tolist()
     [0.0, 5.0]
     """
