@@ -367,6 +367,25 @@ def test_duplicate_column_names_are_refused(tmp_path):
     assert res.exit_code == 1 and "two columns named 'white'" in last_line(res)
 
 
+def test_header_that_is_not_utf8_and_binary_garbage(tmp_path):
+    path = write(tmp_path / "h.csv", "white,black,Jos\xe9\na,b,1\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"^cannot read h.csv as csv: it is not UTF-8 text; "
+                       r"byte 0xe9 at byte offset 15 \(line 1\)"):
+        read_games(path)
+    rng = np.random.default_rng(3)
+    path = write(tmp_path / "junk.csv", b"\x80\x81\x82," + rng.integers(0, 256, 400,
+                                                                        dtype=np.uint8).tobytes())
+    with pytest.raises(InputError, match=r"cannot read junk.csv as csv: it is not UTF-8 text"):
+        read_games(path)
+
+
+def test_header_in_another_separator_is_pointed_out(tmp_path):
+    path = write(tmp_path / "g.csv", "white;black;score\na;b;1\n")
+    with pytest.raises(InputError, match=r"note: the header is one column, "
+                       r"'white;black;score': is the file separated by ';'\?"):
+        read_games(path)
+
+
 def test_space_padded_column_names_are_pointed_out(tmp_path):
     path = write(tmp_path / "g.csv", "white, black, score\na, b, 1\n")
     with pytest.raises(InputError, match=r"cannot find the player columns .*; note: the "

@@ -128,7 +128,11 @@ def _read_checked(p: Path, fmt: str, encoding: str, columns: list[str] | None = 
                 "-", ""):
             raise not_utf8_file(p, fmt) from None
         raise read_error(p, fmt, exc) from None
-    check_header(table.column_names, p.name)
+    try:
+        names = table.column_names
+    except UnicodeDecodeError:
+        raise not_utf8_file(p, fmt) from None
+    check_header(names, p.name)
     if columns_of is not None:
         table = table.select(_pick_columns(columns_of, table.column_names, p.name))
     return check_text(table, source_for(p.name, fmt), encoding)
@@ -157,7 +161,13 @@ def check_header(names: list[str], where: str) -> None:
 
 
 def _padded_hint(names: list[str]) -> str:
-    """A note on column names with spaces around them (``white, black``), else ''."""
+    """A note on column names with spaces around them (``white, black``), or on a header
+    that is one column holding another separator (``white;black;score``), else ''."""
+    if len(names) == 1 and isinstance(names[0], str):
+        sep = next((c for c in (";", "\t", "|") if c in names[0]), None)
+        if sep is not None:
+            return (f"; note: the header is one column, {_short(names[0])!r}: is the file "
+                    f"separated by {sep!r}? fastrate reads commas (tabs in a .tsv file)")
     padded = [n for n in names if isinstance(n, str) and n != n.strip()]
     if not padded:
         return ""
@@ -361,18 +371,32 @@ def ragged_row(p: Path, encoding: str, exc: BaseException) -> InputError:
 
     first = str(exc).strip().splitlines()[0]
     with pa.input_stream(str(p), compression=compression_of(p)) as fh:
-        text = io.TextIOWrapper(io.BytesIO(fh.read()), encoding="utf-8-sig"
-                                if encoding == "utf-8" else encoding, errors="replace",
-                                newline="")
+        raw = fh.read()
+    if encoding == "utf-8":
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:  # not text at all, most likely: say that first
+            return not_utf8_file(p, "csv")
+    text = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig"
+                            if encoding == "utf-8" else encoding, errors="replace",
+                            newline="")
     reader = pycsv.reader(text, delimiter=csv_delimiter(p))
     header = next(reader, [])
     for row in reader:
         if row and len(row) != len(header):
+            shown = _short(", ".join(header))
             return InputError(f"cannot read {p.name} as csv: CSV parse error at line "
-                              f"{reader.line_num}: {len(row)} fields but the header has {len(header)} "
-                              f"({', '.join(header)}); found {csv_delimiter(p).join(row)!r}; "
+                              f"{reader.line_num}: {len(row)} fields but the header has "
+                              f"{len(header)} ({shown}); found "
+                              f"{_short(csv_delimiter(p).join(row))!r}; "
                               "fix that line (quote a field that holds the separator)")
     return InputError(f"cannot read {p.name} as csv: {first}")
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``text`` on one line, control characters escaped, cut to ``limit`` characters."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
 def not_utf8_file(p: Path, fmt: str) -> InputError:
@@ -634,6 +658,9 @@ def column_names(path: Path, fmt: str, encoding: str = "utf-8") -> list[str] | N
             import pyarrow.parquet as pq
 
             return list(pq.read_schema(path).names)
+    except UnicodeDecodeError:  # a column name that is not text in the encoding
+        raise not_utf8_file(path, fmt) if encoding == "utf-8" else read_error(
+            path, fmt, ValueError(f"its header is not {encoding} text")) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError):
         return None
     return None
