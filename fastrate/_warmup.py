@@ -377,6 +377,7 @@ def _select(only: Sequence[str] | None) -> list[WarmGroup]:
 #: used only to start the long chains first; a group not listed counts 2 s.
 COST_HINTS: dict[str, float] = {
     "pairing": 7.0, "bridge_elo": 6.5, "placement": 2.8, "bridge": 2.9, "glicko2": 2.5,
+    "stephenson": 1.0,
     "placement_logs": 3.0, "elo": 1.4, "glicko": 1.1, "fibs": 0.2,
 }
 

@@ -226,13 +226,14 @@ register(RatingSystem(
     "Glicko (Glickman 1999): ratings with deviations, updated once per rating period",
     period_based=True,
     warm_specs=("glicko",),
-    space="glicko:c=5..150:log,initial_rd=100..400"))
+    space="glicko:c=5..150:log,initial_rd=100..400,advantage=0..150"))
 register(RatingSystem(
     "glicko2", "fastrate.ratings.glicko2", "Glicko2Config",
     "Glicko-2 (Glickman 2012): deviations and volatility, once per rating period",
     period_based=True,
     warm_specs=("glicko2",),
-    space="glicko2:tau=0.1..1.2:log,initial_rd=100..400,initial_volatility=0.01..0.15:log"))
+    space="glicko2:tau=0.1..1.2:log,initial_rd=100..400,initial_volatility=0.01..0.15:log,"
+          "advantage=0..150"))
 register(RatingSystem(
     "stephenson", "fastrate.ratings.stephenson", "StephensonConfig",
     "Stephenson (PlayerRatings steph): Glicko with a per-game bonus and a neighbourhood term",
