@@ -518,3 +518,58 @@ def test_fuzz_parquet_reader(tmp_path, columns):
     path = tmp_path / "fuzz.parquet"
     pq.write_table(pa.table(columns), path)
     _assert_clean(path)
+
+
+@FUZZ
+@given(data=st.binary(min_size=0, max_size=300),
+       header=st.sampled_from([b"", b"white,black,score\n", b"winner,loser,date\n"]),
+       name=st.sampled_from(["f.csv", "f.tsv", "f.json", "f.csv.gz"]))
+def test_fuzz_bytes(tmp_path, data, header, name):
+    path = tmp_path / name
+    body = header + data
+    path.write_bytes(gzip.compress(body) if name.endswith(".gz") else body)
+    _assert_clean(path)
+
+
+@st.composite
+def _time_text(draw):
+    """A datetime in range and its text in one of the ISO 8601 forms, with the UTC time
+    it must be read as."""
+    import datetime as dt
+
+    moment = draw(st.datetimes(min_value=dt.datetime(1677, 9, 24),
+                               max_value=dt.datetime(2262, 4, 9)))
+    form = draw(st.sampled_from(["date", "basic", "minutes", "seconds", "fraction"]))
+    sep = draw(st.sampled_from(["T", " "]))
+    offset = draw(st.sampled_from([None, 0, 90, -300, 14 * 60]))
+    if form in ("date", "basic"):
+        moment = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        text = moment.strftime("%Y-%m-%d" if form == "date" else "%Y%m%d")
+        offset = None
+    else:
+        spec = {"minutes": "%H:%M", "seconds": "%H:%M:%S", "fraction": "%H:%M:%S.%f"}[form]
+        if form == "minutes":
+            moment = moment.replace(second=0, microsecond=0)
+        elif form == "seconds":
+            moment = moment.replace(microsecond=0)
+        text = moment.strftime("%Y-%m-%d") + sep + moment.strftime(spec)
+    utc = moment
+    if offset is not None:
+        zone = "Z" if offset == 0 and draw(st.booleans()) else (
+            ("+" if offset >= 0 else "-") + f"{abs(offset) // 60:02d}:{abs(offset) % 60:02d}")
+        text += zone
+        utc = moment - dt.timedelta(minutes=offset)
+    return text, np.datetime64(utc, "ns"), offset is not None
+
+
+@FUZZ
+@given(items=st.lists(_time_text(), min_size=1, max_size=8))
+def test_fuzz_time_strings_are_read_exactly(items):
+    has = [aware for _, _, aware in items]
+    texts = [t for t, _, _ in items]
+    want = np.array([w for _, w, _ in items], dtype="datetime64[ns]")
+    if any(has) and not all(has):
+        with pytest.raises(InputError, match="must not mix times with and without"):
+            parse_time(texts)
+        return
+    assert parse_time(texts).tolist() == want.tolist()
