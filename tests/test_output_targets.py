@@ -257,6 +257,20 @@ def test_a_link_to_a_pipe_is_written_into(data, tmp_path):
     assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "{d}/games.csv", "--period", "month", "--initial", "{s}", "-o", "{s}"],
+    ["rate", "{d}/games.csv", "--initial", "{s}", "--predictions", "{s}"],
+])
+def test_state_file_is_not_overwritten_by_another_table(data, tmp_path, argv):
+    state = tmp_path / "ratings.csv"
+    assert CliRunner().invoke(main, ["rate", str(data / "games.csv"), "-o",
+                                     str(state)]).exit_code == 0
+    before = state.read_bytes()
+    res = CliRunner().invoke(main, [a.format(d=data, s=state) for a in argv])
+    assert res.exit_code == 2 and "names the input file" in res.output
+    assert state.read_bytes() == before
+
+
 def test_dev_null_with_predictions_too(data):
     res = CliRunner().invoke(main, ["rate", str(data / "games.csv"), "-o", "/dev/null",
                                     "--predictions", "/dev/null"])

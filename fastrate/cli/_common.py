@@ -92,11 +92,16 @@ def is_output_param(param: click.Parameter) -> bool:
     return name in OUTPUT_PARAMS or name.endswith("_out") or name.startswith("output")
 
 
+#: (input, output) parameters of a ``rate`` command that may name one file: a starting
+#: state updated in place (it is read whole before the new state replaces it)
+IN_PLACE = (("initial", "output"), ("initial_partnerships", "partnerships_out"))
+
+
 def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
     """Refuse, before any work, an output that names an input of the same command (it
-    would be overwritten; a starting state, ``--initial``, may be updated in place) or
-    another output (one would be lost). Devices and pipes (``/dev/null``) may be named
-    by several outputs."""
+    would be overwritten; a ``rate`` command's starting state may be updated in place,
+    :data:`IN_PLACE`) or another output (one would be lost). Devices and pipes
+    (``/dev/null``) may be named by several outputs."""
     import os
     from pathlib import Path
 
@@ -112,9 +117,7 @@ def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
             continue
         if is_output_param(param):
             outputs.append((param, value))
-        elif not (param.name or "").startswith("initial"):
-            # a state file (--initial) may be updated in place: it is read before the
-            # new one replaces it
+        else:
             inputs.append((param, value))
     seen: dict[str, click.Parameter] = {}
     for param, path in outputs:
@@ -130,6 +133,8 @@ def check_output_paths(command: click.Command, values: dict[str, Any]) -> None:
             raise InputError(f"cannot write {path} ({label(param)}): {why}; choose another "
                              "output path")
         for other, source in inputs:
+            if command.name == "rate" and (other.name, param.name) in IN_PLACE:
+                continue
             same = os.path.realpath(source) == os.path.realpath(path)
             if not same and os.path.exists(source) and os.path.exists(path):
                 same = os.path.samefile(source, path)
