@@ -269,7 +269,13 @@ def rate_command(file, example, system, initial, resets, predictions, top, min_g
             if ratings.pair_predictions is not None:
                 write_table(_team_predictions(games, ratings), predictions)
             else:
-                write_table(_game_predictions(games, ratings), predictions)
+                pre = None
+                if (ratings.pre_white is None and parsed.system.period_based
+                        and games.period is not None):
+                    from fastrate.report.history import pregame_ratings
+
+                    pre = pregame_ratings(games, parsed, kwargs.get("initial"))
+                write_table(_game_predictions(games, ratings, pre=pre), predictions)
         if output is not None or fmt is not None:
             emit(table, output, fmt)
         bar.step()
@@ -386,7 +392,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
                    file, top, output, fmt, board)
 
 
-def _game_predictions(games, ratings, first_row: int = 1):
+def _game_predictions(games, ratings, first_row: int = 1, pre=None):
     """One row per game, in input order: its ``row`` (from ``first_row``), ``time`` and
     ``period`` when the games have them, both players, their ratings before the game
     (``white_rating``, ``black_rating``: systems that record them, Elo), the first
@@ -407,9 +413,11 @@ def _game_predictions(games, ratings, first_row: int = 1):
     names = games.players.names
     cols["white"] = numpy_to_arrow(names[back(games.white)])
     cols["black"] = numpy_to_arrow(names[back(games.black)])
-    if ratings.pre_white is not None and ratings.pre_black is not None:
-        cols["white_rating"] = pa.array(ratings.pre_white)
-        cols["black_rating"] = pa.array(ratings.pre_black)
+    if pre is None and ratings.pre_white is not None and ratings.pre_black is not None:
+        pre = (ratings.pre_white, ratings.pre_black)
+    if pre is not None:
+        cols["white_rating"] = pa.array(pre[0])
+        cols["black_rating"] = pa.array(pre[1])
     cols["expected_score"] = pa.array(ratings.predictions)
     cols["score"] = pa.array(back(games.score))
     return pa.table(cols)

@@ -123,6 +123,49 @@ def snapshots(data: Games | Matches, system: Any, points: int = 100
         yield when[i], state
 
 
+def pregame_ratings(games: Games, system: Any, initial: Any = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Both players' ratings before every game, in input order, for a system that
+    updates once per rating period (Glicko, Glicko-2, Stephenson): the ratings at the
+    onset of the game's period, taken by rating the periods one after the other, each
+    continuing exactly from the last (the same ratings as one run). ``initial``: the
+    run's starting ratings. Elo records them itself (``record_pregame=True``)."""
+    from fastrate.data.state import PlayerState
+
+    spec = SystemSpec.of(system)
+    if not _whole_periods(spec) or games.period is None:
+        raise ConfigError(f"{spec.label}: pre-game ratings by period need a system that "
+                          "updates once per rating period, and games with periods")
+    ends = period_starts(games.period)[1:]
+    pre_white = np.empty(games.n_games, dtype=np.float64)
+    pre_black = np.empty(games.n_games, dtype=np.float64)
+    start, _ = PlayerState.resolve(games, initial, rating=float(
+        getattr(spec.config, "initial_rating", np.nan)))
+    rating, index = start.rating, start.players
+    ids = _ids_in(index, games)
+    state = initial
+    lo = 0
+    for hi in ends.tolist():
+        part = slice_data(games, lo, hi)
+        pre_white[lo:hi] = rating[ids[part.white]]
+        pre_black[lo:hi] = rating[ids[part.black]]
+        state = spec.rate(part, initial=state, predictions=False)
+        if state.players is not index:
+            index = state.players
+            ids = _ids_in(index, games)
+        rating = state.rating
+        lo = hi
+    return games.to_input_order(pre_white), games.to_input_order(pre_black)
+
+
+def _ids_in(index: Any, games: Games) -> np.ndarray:
+    """The ids of ``games``' players in the player index ``index``."""
+    if index is games.players:
+        return np.arange(len(games.players), dtype=np.int64)
+    lookup = index.lookup
+    return np.array([lookup[x] for x in games.players.names.tolist()], dtype=np.int64)
+
+
 def rating_history(data: Games | Matches, system: Any, players: Sequence[Any] | None = None,
                    points: int = 100) -> RatingHistory:
     """Every player's rating (``mu`` for the skill systems) and uncertainty (``rd``,
