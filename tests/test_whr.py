@@ -300,3 +300,24 @@ def test_an_unfinished_fit_says_so():
     r = f.to_ratings()
     assert r.unconverged is not None and r.unconverged.size > 0
     assert whr.fit(_games(rows)).to_ratings().unconverged is None
+
+
+def test_the_cli_rates_and_evaluates_with_whr(tmp_path):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    rows = _random_rows(6, n_players=8, n_games=80, n_days=30)
+    path = tmp_path / "games.csv"
+    path.write_text("white,black,score,time\n" + "".join(
+        f"{a},{b},{s},{t}\n" for a, b, s, t in rows))
+    out = tmp_path / "r.csv"
+    res = CliRunner().invoke(main, ["rate", str(path), "--time", "time", "--period", "10",
+                                    "-s", "whr:w2=20", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    header = out.read_text().splitlines()[0]
+    assert header.replace("\"", "") == "player,rating,rd,games_played"
+    res = CliRunner().invoke(main, ["evaluate", str(path), "--time", "time", "--period", "10",
+                                    "-s", "whr:w2=20", "-s", "elo"])
+    assert res.exit_code == 0, res.output
+    assert "whr:w2=20" in res.output
