@@ -244,6 +244,13 @@ def test_encoding_option_with_chunked_reading(tmp_path):
     assert "José" in res.output
 
 
+def test_encoding_option_with_a_pgn_file_is_refused_clearly(tmp_path):
+    path = write(tmp_path / "g.pgn", '[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 1-0\n')
+    res = cli("rate", path, "--encoding", "latin-1")
+    assert res.exit_code == 1
+    assert last_line(res).startswith("fastrate: error: --encoding: not an option for a PGN file")
+
+
 def test_matches_reader_takes_an_encoding(tmp_path):
     text = "match,player,rank\n1,Jos\xe9,1\n1,bob,2\n"
     path = write(tmp_path / "m.csv", text.encode("latin-1"))

@@ -359,6 +359,9 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
     elif str(file).lower().removesuffix(".gz").endswith(".pgn"):
         from fastrate.io.pgn_games import read_pgn
 
+        if "encoding" in columns:
+            raise InputError("--encoding: not an option for a PGN file, which is read as "
+                             "UTF-8, a name that is not UTF-8 as Latin-1; drop --encoding")
         extra = set(columns) - {"time", "period", "drop_self_play"}
         if extra:
             raise InputError(f"a PGN file has fixed tags (White, Black, Result, Date); drop "
