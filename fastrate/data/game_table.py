@@ -155,7 +155,8 @@ def _yyyymmdd_column(col, name: str, source: Source) -> np.ndarray:
 
 
 def time_values(col, name: str, time_format: str | None, source: Source) -> np.ndarray:
-    """A time column as NumPy values for :func:`fastrate.data.parse_time`."""
+    """A time column as values for :func:`fastrate.data.parse_time`: NumPy, or the
+    Arrow text column itself (parsed there without a round trip through Python)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -181,6 +182,8 @@ def time_values(col, name: str, time_format: str | None, source: Source) -> np.n
             if col.null_count:
                 raise _missing(name, _first_null(col), source)
             return _yyyymmdd_column(col, name, source)
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        return single_chunk(col)  # parse_time reads Arrow text as it is
     return arrow_to_numpy(col)
 
 

@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._validate import NO_SOURCE, Source, as_1d, as_float64, fail_at, require
+from fastrate._validate import (
+    NO_SOURCE,
+    Source,
+    arrow_to_numpy,
+    as_1d,
+    as_float64,
+    fail_at,
+    require,
+)
 from fastrate.data._csr import run_starts
 from fastrate.errors import InputError
 
@@ -42,6 +50,8 @@ _ISO_TIME = (r"^\s*(?:(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})"
              r"(?::(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]{1,9}))?)?"
              r" ?(?P<z>[Zz]|(?P<zs>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?)?)?\s*$")
 _NOT_A_TIME = "must be a date or time (ISO 8601, e.g. 2024-05-31)"
+#: a UTC offset after the time of day at the end of a time string
+_OFFSET = re.compile(r"\d:\d\d(?::\d\d(?:[.,]\d+)?)? ?(?:[Zz]|[+-]\d\d(?::?\d\d)?)\s*$")
 _RANGE_TEXT = (f"a time from {TIME_RANGE[0]} to {TIME_RANGE[1]} (what datetime64[ns] "
                "holds)")
 _RANGE_FIX = ("give such times as numbers (e.g. a year or a day count) or rate by period "
@@ -60,6 +70,9 @@ def parse_time(x: Any, column: str = "time", source: Source = NO_SOURCE) -> np.n
     refused; times outside :data:`TIME_RANGE` (1677-09-23 .. 2262-04-10) are refused
     rather than wrapped around.
     """
+    out = _arrow_text_to_ns(x, column, source)
+    if out is not None:
+        return require(out, "datetime64[ns]")
     arr = as_1d(x, column)
     kind = arr.dtype.kind
     if kind in "iuf":
@@ -115,28 +128,64 @@ def _objects_to_ns(arr: np.ndarray, column: str, source: Source) -> np.ndarray:
             if not isinstance(v, str):
                 raise fail_at(column, _NOT_A_TIME, arr, i, source)
             text.append(v)
-    return _iso_to_ns(text, arr, column, source)
+    import pyarrow as pa
+
+    return _iso_to_ns(pa.array(text, type=pa.string()), column, source)
 
 
-def _iso_to_ns(text: list[str], arr: np.ndarray, column: str, source: Source) -> np.ndarray:
-    """ISO 8601 strings -> datetime64[ns], each distinct string parsed once (Arrow's
-    regular expressions), exactly: a string of another form, an impossible date, a mix
-    of times with and without a UTC offset, or a time out of range is refused."""
+class _Texts:
+    """The values of an Arrow text array, fetched one at a time (for error messages)."""
+
+    def __init__(self, strings: Any):
+        self.strings = strings
+
+    def __getitem__(self, i: int) -> Any:
+        return self.strings[int(i)].as_py()
+
+
+def _arrow_text_to_ns(x: Any, column: str, source: Source) -> np.ndarray | None:
+    """An Arrow text column -> datetime64[ns] without a round trip through Python
+    strings; None when ``x`` is not Arrow text."""
+    import pyarrow as pa
+
+    from fastrate._validate import is_arrow_array, single_chunk
+
+    if not is_arrow_array(x) or not (pa.types.is_string(x.type)
+                                     or pa.types.is_large_string(x.type)):
+        return None
+    strings = single_chunk(x)
+    if strings.null_count:
+        i = int(np.argmax(np.asarray(strings.is_null().to_numpy(zero_copy_only=False))))
+        raise fail_at(column, "must be a date or time, not missing", {i: None}, i, source)
+    return _iso_to_ns(strings, column, source)
+
+
+def _iso_to_ns(strings: Any, column: str, source: Source) -> np.ndarray:
+    """ISO 8601 strings (an Arrow text array without nulls) -> datetime64[ns], each
+    distinct string parsed once (Arrow's regular expressions), exactly: a string of
+    another form, an impossible date, a mix of times with and without a UTC offset, or a
+    time out of range is refused."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = len(text)
+    n = len(strings)
     if n == 0:
         return np.empty(0, dtype="datetime64[ns]")
-    strings = pa.array(text, type=pa.string())
-    try:  # the common case at C speed: Arrow's strict ISO 8601 parser (no offsets)
-        fast = pc.cast(strings, pa.timestamp("ns")).to_numpy(zero_copy_only=False)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        fast = None
-    if fast is not None:
+    text = _Texts(strings)
+    # the common cases at C speed: Arrow's strict ISO 8601 parser, for times without a
+    # UTC offset, then for times that all have one (to UTC)
+    units = [pa.timestamp("ns"), pa.timestamp("ns", tz="UTC")]
+    if _OFFSET.search(text[0]):  # try the likely one first: a failing cast is slow
+        units.reverse()
+    for unit in units:
+        try:
+            fast = arrow_to_numpy(pc.cast(strings, unit))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
         v = fast.view(np.int64)
-        if v.shape[0] and v.min() >= _LO_NS and v.max() <= _HI_NS:
-            return fast
+        if v.min() >= _LO_NS and v.max() <= _HI_NS:
+            return fast.astype("datetime64[ns]", copy=False)
+        break
     enc = pc.dictionary_encode(strings)
     rows = np.asarray(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     parts = pc.extract_regex(enc.dictionary, _ISO_TIME)
