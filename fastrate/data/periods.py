@@ -43,11 +43,11 @@ TIME_RANGE = (np.datetime64(_LO_NS, "ns").astype("datetime64[D]"),
 _NS_PER_UNIT = {"W": 7 * 86400 * 10**9, "D": 86400 * 10**9, "h": 3600 * 10**9,
                 "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 #: the ISO 8601 forms of a time string: a date (YYYY-MM-DD or YYYYMMDD), optionally a
-#: time of day (T or a space, HH:MM[:SS[.fraction]]) and a UTC offset (Z, +HH, +HH:MM)
+#: time of day (T or a space, HH[:MM[:SS[.fraction]]]) and a UTC offset (Z, +HH, +HH:MM)
 _ISO_TIME = (r"^\s*(?:(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})"
              r"|(?P<yb>[0-9]{4})(?P<mob>[0-9]{2})(?P<db>[0-9]{2}))"
-             r"(?:[Tt ](?P<h>[0-9]{2}):(?P<mi>[0-9]{2})"
-             r"(?::(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]{1,9}))?)?"
+             r"(?:[Tt ](?P<h>[0-9]{2})(?::(?P<mi>[0-9]{2})"
+             r"(?::(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]{1,9}))?)?)?"
              r" ?(?P<z>[Zz]|(?P<zs>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?)?)?\s*$")
 _NOT_A_TIME = "must be a date or time (ISO 8601, e.g. 2024-05-31)"
 #: a UTC offset after the time of day at the end of a time string
