@@ -598,3 +598,32 @@ def test_exact_errors_agree_with_the_cg_covariance_on_many_players():
     np.testing.assert_allclose(np.sqrt(np.diag(cov)), se.rating[:40], rtol=1e-7)
     dense = bt.covariance(r, names, method="dense")
     np.testing.assert_allclose(cov, dense, rtol=1e-6, atol=1e-8 * np.abs(dense).max())
+
+
+def test_cli_gaussian_prior_and_virtual_games(tmp_path):
+    """Issue 12: the Gaussian prior and the virtual games of the computer-go seeding from
+    the command line give the API's fit."""
+    import json
+
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    path = tmp_path / "g.csv"
+    path.write_text("white,black,score\na,b,1\nb,c,0.5\nc,a,0\na,c,1\nb,a,0\n")
+    out = CliRunner().invoke(main, ["batch", str(path), "--gaussian-prior", "0:300",
+                                    "--virtual", "c,a,1,0,1", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    got = {r["player"]: r["rating"] for r in json.loads(out.stdout)}
+    want = fit(fastrate.read_games(path), BTConfig(gaussian_prior=(0.0, 300.0),
+                                                   virtual_games=(("c", "a", 1, 0, 1),)))
+    assert got == pytest.approx({n: want.rating[i] for i, n in
+                                 enumerate(want.players.names.tolist())}, abs=1e-9)
+    plain = fit(fastrate.read_games(path), BTConfig(gaussian_prior=(0.0, 300.0)))
+    assert abs(plain.rating[0] - want.rating[0]) > 1.0  # the virtual games count
+    out = CliRunner().invoke(main, ["batch", str(path), "--gaussian-prior", "a=100:50",
+                                    "--gaussian-prior", "b=0:50", "--gaussian-prior",
+                                    "c=-50:80", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    bad = CliRunner().invoke(main, ["batch", str(path), "--virtual", "a,b,1"])
+    assert bad.exit_code != 0 and "--virtual must be PLAYER,OPPONENT" in bad.output

@@ -61,11 +61,17 @@ AUTO_EXACT = 3000
               "(percent; BayesElo's los).")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0),
               help="Rows of the readable table (0: none).")
+@click.option("--gaussian-prior", "gaussian", multiple=True, metavar="[NAME=]MEAN:SD",
+              help="A Gaussian prior on the ratings (MAP): MEAN:SD for every player, or "
+              "NAME=MEAN:SD for one (repeatable); it fixes the level (no --anchor).")
+@click.option("--virtual", "virtual", multiple=True, metavar="PLAYER,OPPONENT,W,D,L",
+              help="Virtual games before the real ones (the computer-go seeding: a new "
+              "player's assumed results against a known one; repeatable).")
 @input_options
 @output_options
 def batch_command(file, example, model, advantage, drawelo, prior, anchor, largest_component,
-                  errors, level, samples, seed, los_top, top, input_format, output, fmt,
-                  progress, **kw) -> None:
+                  errors, level, samples, seed, los_top, top, gaussian, virtual, input_format,
+                  output, fmt, progress, **kw) -> None:
     """Fit all games of FILE at once (Bradley-Terry, as Ordo and BayesElo do).
 
     The exact maximum-likelihood ratings (or maximum a posteriori with --prior) of the
@@ -79,6 +85,7 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, large
       fastrate batch games.pgn --model bayeselo --advantage fit --draw fit --prior 2 --los 10
       fastrate batch results.csv --advantage fit --anchor Brazil=2000 -o fit.csv
       fastrate batch games.pgn --model davidson --anchor A,B,C=2000 --errors bootstrap
+      fastrate batch games.pgn --gaussian-prior 0:300 --virtual "NewBot,Fruit,1,2,1"
     """
     import statistics
 
@@ -108,6 +115,10 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, large
         if eq:
             names = [x.strip() for x in name.split(",")] if "," in name else None
             kwargs["anchor"] = names if names is not None else name
+    if gaussian:
+        kwargs["gaussian_prior"] = _gaussian_prior(gaussian)
+    if virtual:
+        kwargs["virtual_games"] = tuple(_virtual_game(v) for v in virtual)
     draw = number_or_fit(drawelo, "--draw")
     draw_kw = {"draw_nu": draw} if model == "davidson" else {"drawelo": draw}
     config = bt.BTConfig(model=model, advantage=number_or_fit(advantage, "--advantage"),
@@ -213,3 +224,49 @@ def _los_table(names, matrix) -> str:
         cells = ["    " if i == j else f"{100 * matrix[i, j]:4.0f}" for j in range(k)]
         lines.append(str(names[i]).ljust(width) + " " + " ".join(cells))
     return "\n".join(lines)
+
+
+def _pair(text: str, option: str, what: str) -> tuple[float, float]:
+    from fastrate.errors import InputError
+
+    mean, colon, sd = text.partition(":")
+    try:
+        if not colon:
+            raise ValueError
+        return float(mean), float(sd)
+    except ValueError:
+        raise InputError(f"{option} must be {what}; got {text!r}") from None
+
+
+def _gaussian_prior(values: tuple[str, ...]) -> Any:
+    """``--gaussian-prior``: ``MEAN:SD`` for everyone, or ``NAME=MEAN:SD`` per player."""
+    from fastrate.errors import InputError
+
+    named = [v for v in values if "=" in v]
+    if named and len(named) != len(values):
+        raise InputError("--gaussian-prior: give either one MEAN:SD for every player or "
+                         "NAME=MEAN:SD for some, not both")
+    if not named:
+        if len(values) > 1:
+            raise InputError("--gaussian-prior MEAN:SD is given once (it applies to every "
+                             "player)")
+        return _pair(values[0], "--gaussian-prior", "MEAN:SD or NAME=MEAN:SD")
+    out = {}
+    for v in values:
+        name, _, pair = v.rpartition("=")
+        out[name.strip()] = _pair(pair, "--gaussian-prior", "MEAN:SD or NAME=MEAN:SD")
+    return out
+
+
+def _virtual_game(text: str) -> tuple[Any, ...]:
+    """``--virtual PLAYER,OPPONENT,W,D,L``."""
+    from fastrate.errors import InputError
+
+    parts = [x.strip() for x in text.split(",")]
+    try:
+        if len(parts) != 5:
+            raise ValueError
+        return (parts[0], parts[1], *(float(x) for x in parts[2:]))
+    except ValueError:
+        raise InputError(f"--virtual must be PLAYER,OPPONENT,WINS,DRAWS,LOSSES; got "
+                         f"{text!r}") from None

@@ -625,6 +625,18 @@ def _pair_components(n: int, pairs: Pairs) -> np.ndarray:
     return strong_components(n, src, dst)
 
 
+def _prior_on_everyone(config: BTConfig, games: Games) -> bool:
+    """Whether the Gaussian prior covers every player of ``games`` (one ``(mean, sd)``
+    for all, or a named one for each)."""
+    gp = config.gaussian_prior
+    if gp is None:
+        return False
+    if isinstance(gp[0], float):
+        return True
+    named = {t[0] for t in gp}
+    return all(name in named for name in games.players.names.tolist())
+
+
 def _check_connected(games: Games, pairs: Pairs, with_prior: bool) -> None:
     """Refuse data whose "scored against" graph is not strongly connected."""
     n = games.n_players
@@ -990,7 +1002,7 @@ def fit(games: Games, config: BTConfig = BTConfig()) -> BTResult:
     pairs = _augment(real, games.players, config)
     prob = _problem(pairs, games.players, config)
     _gauge(games.players, config)  # validates the anchor names
-    if not (config.gaussian_prior is not None and isinstance(config.gaussian_prior[0], float)):
+    if not _prior_on_everyone(config, games):
         # (a Gaussian prior on every player makes the posterior strictly concave)
         _check_connected(games, pairs, config.prior > 0.0)
     theta, it, converged, ll = _maximise(prob, config.tolerance_elo, config.max_newton)
