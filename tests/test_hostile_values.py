@@ -409,3 +409,25 @@ def test_initial_ratings_merge_by_hand():
         assert cols["rating"].tolist() == [want_r[p] for p in order]
         assert cols["games_played"].tolist() == [want_g[p] for p in order]
         assert (cols["last_period"] == fr.data.NO_PERIOD).all()
+
+
+@pytest.mark.parametrize("system", ["glicko", "glicko2"])
+def test_what_a_run_writes_reads_back_even_at_the_smallest_rd(system, tmp_path):
+    """RD 0 is never written (the configs refuse an RD that would underflow to it: the
+    decision, since --initial refuses RD <= 0), so a saved table always reads back."""
+    from fastrate.cli import main
+
+    games = _csv(tmp_path, "g.csv", "white,black,score,period\na,b,1,0\nb,c,0,1\n")
+    more = _csv(tmp_path, "more.csv", "white,black,score,period\na,c,1,2\n")
+    out, out2 = str(tmp_path / "out.csv"), str(tmp_path / "out2.csv")
+    spec = f"{system}:initial_rd=0.001"
+    runner = CliRunner()
+    res = runner.invoke(main, ["rate", games, "-s", spec, "--period", "period", "-o", out])
+    assert res.exit_code == 0, res.output
+    assert min(fr.read_ratings(out).column("rd").to_pylist()) > 0
+    res = runner.invoke(main, ["rate", more, "-s", spec, "--period", "period", "--initial",
+                               out, "-o", out2])
+    assert res.exit_code == 0, res.output
+    with pytest.raises(ConfigError, match=r"'initial_rd' of \w+Config must be a float in "
+                                          r"\[0.001"):
+        fr.systems.SystemSpec.parse(f"{system}:initial_rd=1e-200")
