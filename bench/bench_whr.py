@@ -76,3 +76,23 @@ def bench_whr_package(throughput):
     throughput(theirs, games.n_games, rounds=3)
     throughput.info.update(implementation="whr 2.2 (C++)", data="synthetic 200 players")
     throughput.compare(lambda: whr.fit(games, config), games.n_games)
+
+
+@pytest.mark.parametrize("period", [pytest.param(None),
+                                    pytest.param("year", marks=pytest.mark.large)])
+def bench_whr_walk_forward(throughput, period):
+    """Walk-forward ``rate``: one warm-started refit per period (smoke: synthetic, 10
+    periods; ``large``: ATP with yearly periods, 57 refits)."""
+    if period is None:
+        games = _synthetic(100, 2_000, 200)
+        names = games.players.names
+        games = Games.from_arrays(names[games.white], names[games.black], games.score,
+                                  time=games.time, period=games.time // 20)
+    else:
+        games = atp_games(period)
+        if games is None:
+            pytest.skip("the ATP file is not present")
+    ratings = throughput(lambda: whr.rate(games), games.n_games, rounds=1)
+    throughput.info.update(implementation="fastrate", data="synthetic" if period is None
+                           else f"atp, {period}", periods=int(np.unique(games.period).size))
+    assert ratings.predictions.shape == (games.n_games,)
