@@ -222,7 +222,41 @@ def _bootstrap_case() -> list[np.ndarray]:
     return [e.rating, np.array([e.advantage, e.drawelo, e.n_samples])]
 
 
+def _pools_case() -> list[np.ndarray]:
+    """Independent pools: one pool per thread (as many threads as Numba's)."""
+    fr = _import("fastrate")
+    pools_mod = _import("fastrate.pools")
+    rng = np.random.default_rng(5)
+    pools = {}
+    for k in range(4):
+        white = rng.integers(0, 30, 500)
+        black = (white + rng.integers(1, 30, 500)) % 30
+        pools[f"p{k}"] = fr.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], 500),
+                                              period=np.arange(500) // 50)
+    rated = pools_mod.rate_pools(pools, "glicko2", workers=numba.get_num_threads())
+    return [np.concatenate([r.rating, r.state["rd"]]) for r in rated.values()]
+
+
+def _tune_case() -> list[np.ndarray]:
+    """Tuning trials: configurations split over threads (as many as Numba's)."""
+    fr = _import("fastrate")
+    tune = _import("fastrate.tune")
+    rng = np.random.default_rng(6)
+    white = rng.integers(0, 20, 800)
+    black = (white + rng.integers(1, 20, 800)) % 20
+    games = fr.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], 800),
+                                 period=np.arange(800) // 40)
+    r = tune.tune(games, "elo:k=8|16|24|32,advantage=0|30", burn_in=2, fit_until=15,
+                  workers=numba.get_num_threads())
+    trials = r.trials if hasattr(r.trials, "column") else None
+    values = [np.asarray(trials.column(c).to_numpy()) for c in ("log_loss", "brier")] \
+        if trials is not None else [np.asarray([t["log_loss"] for t in r.trials])]
+    return values
+
+
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
+    "rate_pools": _pools_case,
+    "__init__": _tune_case,
     "bootstrap": _bootstrap_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,
