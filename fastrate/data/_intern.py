@@ -32,12 +32,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from fastrate._numba import inline_kernel, kernel
+from fastrate._vecmath import prefetch_row
 
-__all__ = ["DONE", "dictionary_codes", "encode_direct", "encode_direct_rows", "encode_int_hash",
-           "encode_int_hash_rows", "encode_str_hash", "merge_by_key", "rehash_ints",
-           "rehash_strs", "remap", "value_range"]
+__all__ = ["DONE", "EMPTY", "dictionary_codes", "encode_direct", "encode_direct_rows", "encode_int_hash",
+           "encode_int_hash_rows", "encode_str_hash", "encode_str_rows", "merge_by_key",
+           "rehash_ints", "rehash_records", "rehash_strs", "records_to_strings", "remap",
+           "value_range"]
 
 #: returned by an encoder in ``status[0]`` when the whole chunk was done
 DONE = -1
@@ -50,6 +55,8 @@ _S31 = np.uint64(31)
 _ONE = np.uint64(1)
 _EIGHT = np.uint64(8)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
+_K = np.uint64(0x9FB21C651E98DF25)
+_S32 = np.uint64(32)
 
 
 @inline_kernel
@@ -70,6 +77,89 @@ if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (co
         z = ((z ^ (z >> 30)) * int(_M1)) & _MASK64
         z = ((z ^ (z >> 27)) * int(_M2)) & _MASK64
         return np.uint64(z ^ (z >> 31))
+
+
+@inline_kernel
+def _step(h, w):
+    """One word ``w`` into the string hash state ``h``: multiply-xorshift (a cheap
+    round; :func:`_mix` at the end spreads every bit)."""
+    h = (h ^ w) * _K
+    return h ^ (h >> _S32)
+
+
+if numba.config.DISABLE_JIT:  # pragma: no cover - the same on Python ints (coverage)
+    def _step(h, w):  # noqa: F811
+        h = ((int(h) ^ int(w)) * int(_K)) & _MASK64
+        return np.uint64(h ^ (h >> 32))
+
+
+@inline_kernel
+def _start(length):
+    """The string hash state before the bytes: the length, multiplied and seeded."""
+    return (np.uint64(length) * _K) ^ _SEED
+
+
+if numba.config.DISABLE_JIT:  # pragma: no cover
+    def _start(length):  # noqa: F811
+        return np.uint64(((int(length) * int(_K)) & _MASK64) ^ int(_SEED))
+
+
+@intrinsic
+def _word(typingctx, data, p):  # pragma: no cover - compiled
+    """The eight bytes ``data[p:p+8]`` (a uint8 array) as a little-endian uint64: one
+    unaligned load (LLVM does not merge eight byte loads here)."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
+    return types.uint64(data, types.int64), codegen
+
+
+@inline_kernel
+def _tail(data, p, end):
+    """The last ``end - p`` (1 to 7) bytes as a little-endian uint64, high bytes zero:
+    a whole word masked when the buffer goes on for eight bytes, else byte by byte."""
+    if p + 8 <= data.shape[0]:
+        return _word(data, np.int64(p)) & ((_ONE << np.uint64(8 * (end - p))) - _ONE)
+    w = np.uint64(0)
+    shift = np.uint64(0)
+    for q in range(p, end):
+        w |= np.uint64(data[q]) << shift
+        shift += _EIGHT
+    return w
+
+
+if numba.config.DISABLE_JIT:  # pragma: no cover - the same bytes in Python
+    def _word(data, p):  # noqa: F811
+        return np.uint64(int.from_bytes(bytes(data[p:p + 8]), "little"))
+
+    def _tail(data, p, end):  # noqa: F811
+        return np.uint64(int.from_bytes(bytes(data[p:end]), "little"))
+
+
+@inline_kernel
+def _str_hash(data, a, b):
+    """A non-negative 63-bit hash of the bytes ``data[a:b]``: the length, then the bytes
+    eight at a time (little-endian words, the last one zero-padded) through
+    :func:`_step`, then :func:`_mix`. :func:`_words_hash` gives the same from the
+    words."""
+    h = _start(b - a)
+    p = a
+    while p + 8 <= b:
+        h = _step(h, _word(data, np.int64(p)))
+        p += 8
+    if p < b:
+        h = _step(h, _tail(data, p, b))
+    return np.int64(_mix(h) >> _ONE)
+
+
+@inline_kernel
+def _words_hash(words, p, length):
+    """:func:`_str_hash` of a name of ``length`` bytes stored as words from ``words[p]``."""
+    h = _start(length)
+    for t in range((length + 7) // 8):
+        h = _step(h, words[p + t])
+    return np.int64(_mix(h) >> _ONE)
 
 
 @inline_kernel
@@ -325,46 +415,232 @@ def encode_direct_rows(cols, outs, table, lo, names, count):
 
 
 @kernel
-def encode_int_hash_rows(cols, outs, table, names, count, status, slots):
+def encode_int_hash_rows(cols, outs, table, names, count, status, ring):
     """Ids of the int columns ``cols`` read row by row through the hash table, as
-    :func:`encode_int_hash` (``slots`` is scratch for the read-ahead; its length over
-    the number of columns is the block). Stops before a row when ``names`` has no room
-    for all its values: ``status[0]`` = that row, else :data:`DONE`."""
+    :func:`encode_int_hash`. Stops before a row when ``names`` has no room for all its
+    values: ``status[0]`` = that row, else :data:`DONE`.
+
+    ``ring`` (int64, the number of columns times a power of two R of rows) holds the
+    slots of the next rows: row ``i + R/2``'s slots are computed and their cache lines
+    prefetched while row ``i`` is resolved, so the table's cache misses overlap."""
     k = len(cols)
     mask = table.shape[0] // 2 - 1
     n = count[0]
     cap = names.shape[0]
-    block = slots.shape[0] // k
     m = cols[0].shape[0]
-    touched = 0
-    for i0 in range(0, m, block):
-        i1 = min(i0 + block, m)
-        for i in range(i0, i1):
-            for c in range(k):
-                s = _int_hash(np.int64(cols[c][i])) & mask
-                slots[(i - i0) * k + c] = s
-                touched ^= table[2 * s]
-        for i in range(i0, i1):
-            if n + k > cap:
-                status[0] = i
-                count[0] = n
-                return touched
-            for c in range(k):
-                v = np.int64(cols[c][i])
-                s = slots[(i - i0) * k + c]
-                while True:
-                    g = table[2 * s + 1]
-                    if g < 0:
-                        g = n
-                        table[2 * s] = v
-                        table[2 * s + 1] = n
-                        names[n] = v
-                        n += 1
-                        break
-                    if table[2 * s] == v:
-                        break
-                    s = (s + 1) & mask
-                outs[c][i] = g
-    count[0] = n
+    rows = ring.shape[0] // k
+    rmask = rows - 1
+    ahead = rows // 2
+    for i in range(min(ahead, m)):
+        for c in range(k):
+            s = _int_hash(np.int64(cols[c][i])) & mask
+            ring[(i & rmask) * k + c] = s
+            prefetch_row(table, 2 * s)
     status[0] = DONE
-    return touched
+    for i in range(m):
+        j = i + ahead
+        if j < m:
+            for c in range(k):
+                s = _int_hash(np.int64(cols[c][j])) & mask
+                ring[(j & rmask) * k + c] = s
+                prefetch_row(table, 2 * s)
+        if n + k > cap:
+            status[0] = i
+            break
+        for c in range(k):
+            v = np.int64(cols[c][i])
+            s = ring[(i & rmask) * k + c]
+            while True:
+                g = table[2 * s + 1]
+                if g < 0:
+                    g = n
+                    table[2 * s] = v
+                    table[2 * s + 1] = n
+                    names[n] = v
+                    n += 1
+                    break
+                if table[2 * s] == v:
+                    break
+                s = (s + 1) & mask
+            outs[c][i] = g
+    count[0] = n
+
+
+#: an empty slot of the string table (its id field)
+EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+_SHORT = 16
+_LOW16 = np.uint64(0xFFFF)
+
+
+@inline_kernel
+def _key(h, length):
+    """A string table slot's key: the hash's high bits and the length (capped)."""
+    return (np.uint64(h) & ~_LOW16) | np.uint64(min(length, 0xFFFF))
+
+
+@inline_kernel
+def _short_words(data, a, b):
+    """The bytes ``data[a:b]`` of a name of at most 16 bytes as two little-endian words,
+    zero-padded."""
+    w0 = np.uint64(0)
+    w1 = np.uint64(0)
+    if b - a >= 8:
+        w0 = _word(data, np.int64(a))
+        if b - a > 8:
+            w1 = _tail(data, a + 8, b) if b - a < 16 else _word(data, np.int64(a + 8))
+    elif b > a:
+        w0 = _tail(data, a, b)
+    return w0, w1
+
+
+@kernel
+def encode_str_rows(offsets, datas, outs, table, records, count, status, ring):
+    """Ids of the Arrow string columns (``offsets``, ``datas``: tuples of each column's
+    offsets and UTF-8 bytes, read in place; equal lengths) read row by row, in order of
+    first appearance, into ``outs`` (a tuple).
+
+    ``table`` (uint64): a power of two of 32-byte slots ``[key, id, w0, w1]`` (id
+    :data:`EMPTY`: an empty slot), kept at most half full (linear probing from the
+    hash's low bits). ``key`` holds the hash's high bits and the length; a name of at
+    most 16 bytes lives in the slot itself (``w0``, ``w1``: its bytes as two
+    little-endian words, zero-padded), so a lookup reads one slot, one cache line; a
+    longer name's slot holds ``w0`` = its position in ``records``. ``records``
+    (uint64) holds every name once, in id order: ``[length, words...]`` (the names'
+    output, the long names' check and the table's rehash). ``count`` = [names, record
+    words used, name bytes]. Stops before a row whose names might not fit (the table
+    would pass half full, or ``records`` is short): ``status[0]`` = that row (the caller
+    grows the buffers, :func:`rehash_records`, and goes on from there), else
+    :data:`DONE`.
+
+    ``ring`` (int64, the number of columns times a power of two R of rows) holds the
+    hashes of the rows ahead: row ``i + R/2``'s are computed and their slots prefetched
+    while row ``i`` is resolved, so the cache misses of many rows overlap."""
+    k = len(outs)
+    mask = table.shape[0] // 4 - 1
+    cap = table.shape[0] // 8
+    room = records.shape[0]
+    n = count[0]
+    used = count[1]
+    nbytes = count[2]
+    m = outs[0].shape[0]
+    rows = ring.shape[0] // k
+    rmask = rows - 1
+    far = rows // 2
+    for i in range(min(far, m)):
+        for c in range(k):
+            h = _str_hash(datas[c], np.int64(offsets[c][i]), np.int64(offsets[c][i + 1]))
+            ring[(i & rmask) * k + c] = h
+            prefetch_row(table, 4 * (h & mask))
+    status[0] = DONE
+    for i in range(m):
+        j = i + far
+        if j < m:
+            for c in range(k):
+                h = _str_hash(datas[c], np.int64(offsets[c][j]), np.int64(offsets[c][j + 1]))
+                ring[(j & rmask) * k + c] = h
+                prefetch_row(table, 4 * (h & mask))
+        need = 0
+        for c in range(k):
+            need += 1 + (np.int64(offsets[c][i + 1]) - np.int64(offsets[c][i]) + 7) // 8
+        if n + k > cap or used + need > room:
+            status[0] = i
+            break
+        for c in range(k):
+            data = datas[c]
+            a = np.int64(offsets[c][i])
+            b = np.int64(offsets[c][i + 1])
+            length = b - a
+            h = ring[(i & rmask) * k + c]
+            key = _key(h, length)
+            short = length <= _SHORT
+            w0, w1 = _short_words(data, a, b) if short else (np.uint64(0), np.uint64(0))
+            s = h & mask
+            while True:
+                e = 4 * s
+                if table[e + 1] == EMPTY:
+                    g = n
+                    table[e] = key
+                    table[e + 1] = np.uint64(n)
+                    if short:
+                        table[e + 2] = w0
+                        table[e + 3] = w1
+                    else:
+                        table[e + 2] = np.uint64(used)
+                    records[used] = np.uint64(length)
+                    q = used + 1
+                    p = a
+                    while p + 8 <= b:
+                        records[q] = _word(data, np.int64(p))
+                        q += 1
+                        p += 8
+                    if p < b:
+                        records[q] = _tail(data, p, b)
+                        q += 1
+                    used = q
+                    nbytes += length
+                    n += 1
+                    break
+                if table[e] == key:
+                    if short:
+                        if table[e + 2] == w0 and table[e + 3] == w1:
+                            g = np.int64(table[e + 1])
+                            break
+                    else:
+                        r = np.int64(table[e + 2])
+                        same = records[r] == np.uint64(length)
+                        q = r + 1
+                        p = a
+                        while same and p + 8 <= b:
+                            same = records[q] == _word(data, np.int64(p))
+                            q += 1
+                            p += 8
+                        if same and p < b:
+                            same = records[q] == _tail(data, p, b)
+                        if same:
+                            g = np.int64(table[e + 1])
+                            break
+                s = (s + 1) & mask
+            outs[c][i] = g
+    count[0] = n
+    count[1] = used
+    count[2] = nbytes
+
+
+@kernel
+def rehash_records(records, n, table):
+    """Insert the ``n`` names of ``records`` (:func:`encode_str_rows`) into an empty
+    table."""
+    mask = table.shape[0] // 4 - 1
+    r = 0
+    for j in range(n):
+        length = np.int64(records[r])
+        h = _words_hash(records, r + 1, length)
+        s = h & mask
+        while table[4 * s + 1] != EMPTY:
+            s = (s + 1) & mask
+        e = 4 * s
+        table[e] = _key(h, length)
+        table[e + 1] = np.uint64(j)
+        if length <= _SHORT:
+            table[e + 2] = records[r + 1] if length > 0 else np.uint64(0)
+            table[e + 3] = records[r + 2] if length > 8 else np.uint64(0)
+        else:
+            table[e + 2] = np.uint64(r)
+        r += 1 + (length + 7) // 8
+
+
+@kernel
+def records_to_strings(records, n, offsets, data):
+    """The ``n`` names of ``records`` as Arrow string buffers: ``offsets`` (n + 1) and
+    ``data`` (the caller sizes both)."""
+    r = 0
+    p = 0
+    offsets[0] = 0
+    for j in range(n):
+        length = np.int64(records[r])
+        for t in range(length):
+            data[p + t] = np.uint8((records[r + 1 + t // 8] >> np.uint64(8 * (t % 8)))
+                                   & np.uint64(255))
+        p += length
+        offsets[j + 1] = p
+        r += 1 + (length + 7) // 8

@@ -126,12 +126,14 @@ def _intern_arrow(cls, columns: Sequence[Any], labels: list[str], source: Source
 # ----------------------------------------------------------------------------------
 # the kernel path (fastrate.data._intern): integer and string columns without nulls
 #
-# A column is a list of chunks, each read in place: ("int", values), and ("dint",
-# indices, values) or ("dstr", indices, dictionary) for Arrow dictionary arrays; plain
-# string chunks are numbered by Arrow's dictionary_encode first (faster than the
-# string kernel), so the kernel hashes only the distinct strings. Integer values go to the kernels as int32 or int64 (uint64
-# as its int64 bits; other widths are widened); every input array is passed read-only,
-# so the kernels compile once per dtype.
+# A column is a list of chunks, each read in place: ("int", values), ("str", offsets,
+# data) for Arrow string arrays, and ("dint", indices, values) or ("dstr", indices,
+# dictionary) for Arrow dictionary arrays. Columns of plain chunks (integers, strings)
+# go in one pass, row by row, through one table (columns of unequal length one after
+# the other); a dictionary chunk anywhere sends the columns through the per-column
+# encoders and a merge. Integer values go to the kernels as int32 or int64 (uint64 as
+# its int64 bits; other widths are widened); every input array is passed read-only, so
+# the kernels compile once per dtype.
 
 #: integer columns use a direct table (int32 entries) when the value range is at most
 #: DIRECT_PER_ID entries per value of the column plus DIRECT_FREE entries: at most 2
@@ -142,6 +144,9 @@ DIRECT_FREE = 1 << 22
 MIN_SLOTS = 1 << 10
 #: rows whose slots are read ahead together (the table's cache misses overlap)
 BLOCK = 32
+#: rows of the read-ahead ring of the one-pass kernels (a power of two; the slots of
+#: the row RING_ROWS/2 ahead are prefetched)
+RING_ROWS = 64
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
@@ -194,12 +199,7 @@ def _arrow_chunk(a) -> tuple[str, Any, tuple] | None:
         x = arrow_to_numpy(a)
         return "int", x.dtype, ("int", _int_view(x))
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        # Arrow's hash (C++) numbers a column's strings 2-3x faster than the string
-        # kernel (measured on 10M rows); the kernel then interns only the dictionary
-        import pyarrow.compute as pc
-
-        a = pc.dictionary_encode(a)
-        t = a.type
+        return "str", None, ("str", *_string_buffers(a))
     if pa.types.is_dictionary(t):
         d = a.dictionary
         if d.null_count:
@@ -263,7 +263,7 @@ def _kernel_columns(columns: Sequence[Any], labels: list[str]) -> list[_Column] 
 
 
 def _chunk_len(chunk: tuple) -> int:
-    return len(chunk[1])
+    return len(chunk[1]) - (chunk[0] == "str")
 
 
 class _IntEncoder:
@@ -303,15 +303,19 @@ class _IntEncoder:
 
     def encode_rows(self, parts: tuple, outs: tuple) -> None:
         if self.direct:
+            if len({p.dtype for p in parts}) > 1:
+                parts = tuple(_readonly(p.astype(np.int64)) for p in parts)
             _intern.encode_direct_rows(parts, outs, self.table, self.lo, self.names,
                                        self.count)
             return
-        slots = np.empty(BLOCK * len(parts), dtype=np.int64)
+        if len({p.dtype for p in parts}) > 1:
+            parts = tuple(_readonly(p.astype(np.int64)) for p in parts)
+        ring = np.empty(RING_ROWS * len(parts), dtype=np.int64)
         start = 0
         while True:
             _intern.encode_int_hash_rows(tuple(p[start:] for p in parts),
                                          tuple(o[start:] for o in outs), self.table,
-                                         self.names, self.count, self.status, slots)
+                                         self.names, self.count, self.status, ring)
             done = int(self.status[0])
             if done == _intern.DONE:
                 return
@@ -379,6 +383,61 @@ class _StrEncoder:
             pa.py_buffer(self.data[:int(self.offsets[n])])])
 
 
+class _StrRowsEncoder:
+    """Ids of string columns read row by row (:func:`fastrate.data._intern.encode_str_rows`:
+    one hash table over the bytes read in place from the Arrow buffers, each name kept
+    once as words)."""
+
+    def __init__(self) -> None:
+        slots = MIN_SLOTS
+        self.table = np.full(4 * slots, _intern.EMPTY, dtype=np.uint64)
+        self.records = np.empty(4 * slots, dtype=np.uint64)
+        self.count = np.zeros(3, dtype=np.int64)  # names, record words, name bytes
+        self.status = np.zeros(1, dtype=np.int64)
+
+    def encode_rows(self, parts: tuple, outs: tuple) -> None:
+        offsets = tuple(p[0] for p in parts)
+        datas = tuple(p[1] for p in parts)
+        if len({o.dtype for o in offsets}) > 1:
+            offsets = tuple(_readonly(o.astype(np.int64)) for o in offsets)
+        k = len(parts)
+        ring = np.empty(RING_ROWS * k, dtype=np.int64)
+        start = 0
+        while True:
+            _intern.encode_str_rows(tuple(o[start:] for o in offsets), datas,
+                                    tuple(o[start:] for o in outs), self.table, self.records,
+                                    self.count, self.status, ring)
+            done = int(self.status[0])
+            if done == _intern.DONE:
+                return
+            start += done
+            need = sum(1 + (int(o[start + 1]) - int(o[start]) + 7) // 8 for o in offsets)
+            self._grow(k, need)
+
+    def _grow(self, k: int, need: int) -> None:
+        n, used = int(self.count[0]), int(self.count[1])
+        slots = self.table.shape[0] // 4
+        if n + k > slots // 2:  # the table would pass half full: twice the slots
+            while n + k > slots // 2:
+                slots *= 2
+            self.table = np.full(4 * slots, _intern.EMPTY, dtype=np.uint64)
+            _intern.rehash_records(self.records, n, self.table)
+        if used + need > self.records.shape[0]:
+            self.records = _grown(self.records, used,
+                                  max(2 * self.records.shape[0], used + need))
+
+    def arrow(self):
+        """The names as an Arrow large_string array."""
+        import pyarrow as pa
+
+        n, size = int(self.count[0]), int(self.count[2])
+        offsets = np.empty(n + 1, dtype=np.int64)
+        data = np.empty(max(size, 1), dtype=np.uint8)
+        _intern.records_to_strings(self.records, n, offsets, data)
+        return pa.Array.from_buffers(pa.large_string(), n, [
+            None, pa.py_buffer(offsets), pa.py_buffer(data[:size])])
+
+
 def _grown(x: np.ndarray, n: int, size: int) -> np.ndarray:
     out = np.empty(size, dtype=x.dtype)
     out[:n] = x[:n]
@@ -404,6 +463,8 @@ def _encode_column(col: _Column, out: np.ndarray):
         seg = out[row0:row0 + size]
         if chunk[0] == "int":
             enc.encode(chunk[1], row0, _NO_ROWS, seg)
+        elif chunk[0] == "str":
+            enc.encode(chunk[1], chunk[2], row0, _NO_ROWS, seg)
         else:
             _encode_dictionary(enc, chunk, row0, seg, memo)
         row0 += size
@@ -443,10 +504,9 @@ def _same(a, b) -> bool:
 
 def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Names (first appearance, row by row across the columns) and id arrays."""
-    k = len(cols)
     outs = [np.empty(c.n, dtype=np.int64) for c in cols]
-    if k > 1 and _by_rows(cols):
-        merged = _encode_rows(cols, outs)
+    if _plain(cols):
+        merged = _encode_plain(cols, outs)
     else:
         merged = _encode_columns(cols, outs)
     if cols[0].kind == "int":
@@ -458,30 +518,40 @@ def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
     return arrow_to_numpy(merged.arrow()), outs
 
 
-def _by_rows(cols: list[_Column]) -> bool:
-    """Integer columns of one length and one kernel dtype, no dictionary chunks."""
-    return (cols[0].kind == "int" and len({c.n for c in cols}) == 1
-            and all(ch[0] == "int" for c in cols for ch in c.chunks)
-            and len({ch[1].dtype for c in cols for ch in c.chunks}) == 1)
+def _plain(cols: list[_Column]) -> bool:
+    """Columns of plain chunks only (integers or strings, no dictionary arrays)."""
+    return all(ch[0] in ("int", "str") for c in cols for ch in c.chunks)
 
 
-def _encode_rows(cols: list[_Column], outs: list[np.ndarray]) -> _IntEncoder:
-    """Integer columns of one length in one pass, row by row, chunk boundaries of
-    every column cut into common segments."""
-    total = sum(c.n for c in cols)
-    enc = _int_encoder([ch for c in cols for ch in c.chunks], total)
-    cuts = sorted({0, cols[0].n} | {int(b) for c in cols for b in np.cumsum(
-        [len(ch[1]) for ch in c.chunks])})
-    starts = [np.cumsum([0] + [len(ch[1]) for ch in c.chunks]) for c in cols]
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        if b == a:
-            continue
-        parts = []
-        for c, col in enumerate(cols):
-            j = int(np.searchsorted(starts[c], a, side="right")) - 1
-            off = a - int(starts[c][j])
-            parts.append(col.chunks[j][1][off:off + b - a])
-        enc.encode_rows(tuple(parts), tuple(out[a:b] for out in outs))
+def _encode_plain(cols: list[_Column], outs: list[np.ndarray]):
+    """Plain columns in one pass through one table: row by row when they have one
+    length (chunk boundaries of every column cut into common segments), else one column
+    after the other; no merge, no remapping."""
+    if cols[0].kind == "int":
+        enc: _IntEncoder | _StrRowsEncoder = _int_encoder(
+            [ch for c in cols for ch in c.chunks], sum(c.n for c in cols))
+    else:
+        enc = _StrRowsEncoder()
+    if len(cols) > 1 and len({c.n for c in cols}) == 1:
+        groups = [(cols, outs)]
+    else:
+        groups = [([c], [o]) for c, o in zip(cols, outs)]
+    for group, group_outs in groups:
+        lengths = [[_chunk_len(ch) for ch in c.chunks] for c in group]
+        starts = [np.cumsum([0] + sizes) for sizes in lengths]
+        n = group[0].n
+        cuts = sorted({0, n} | {int(b) for st in starts for b in st})
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            if b == a:
+                continue
+            parts = []
+            for c, col in enumerate(group):
+                j = int(np.searchsorted(starts[c], a, side="right")) - 1
+                off = a - int(starts[c][j])
+                ch = col.chunks[j]
+                parts.append(ch[1][off:off + b - a] if ch[0] == "int"
+                             else (ch[1][off:off + b - a + 1], ch[2]))
+            enc.encode_rows(tuple(parts), tuple(out[a:b] for out in group_outs))
     return enc
 
 
