@@ -446,6 +446,13 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     fastrate.PlayerIndex.intern(pa.array([5, 9, 5]).dictionary_encode(), pa.array([1, 2]))
     fastrate.PlayerIndex.intern(pa.array(["a", "bb" * 40, "ccc", "a", "dd"]),
                                 pa.array(["e", "a"]))
+    # one pass over string columns (encode_str_rows, its rehash and names), and the
+    # per-column encoders that dictionary columns still use (string and integer hash)
+    fastrate.PlayerIndex.intern(pa.array(["a", "bb" * 40, "ccc", "a", "dd", "ab"]),
+                                pa.array(["ccc", "e", "a", "x" * 9, "bb" * 40, "a"]))
+    fastrate.PlayerIndex.intern(pa.array(["a", "bb" * 40, "a"]).dictionary_encode(),
+                                pa.array(["c", "a"]))
+    fastrate.PlayerIndex.intern(pa.array(sparse).dictionary_encode(), pa.array(sparse[:3]))
     players.MIN_SLOTS = 1024
     # scores as running sums: weights, a mask, draws, calibration bins
     metrics = load("fastrate.metrics")
