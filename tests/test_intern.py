@@ -207,3 +207,56 @@ def test_general_path_still_handles_floats_and_mixes():
     assert index.names.tolist() == [] and index.names.dtype == np.int64 and a.shape == (0,)
     index, (a, b) = PlayerIndex.intern(pa.array([], pa.string()), pa.array([], pa.string()))
     assert len(index) == 0
+
+
+# names that share their first 8 or 16 bytes, lengths around the word sizes (7, 8, 9,
+# 15, 16, 17: inline in the slot or not, a tail word or not), NUL bytes, non-ASCII
+_PREFIXES = ["", "abcdefgh", "abcdefghijklmnop", "Åsa名前"]
+tricky_names = st.builds(lambda p, t: p + t, st.sampled_from(_PREFIXES),
+                         st.one_of(st.sampled_from(["", "x", "\x00", "é", "1234567", "12345678",
+                                                    "123456789"]), st.text(max_size=20)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), sizes=columns_of, equal=st.booleans(),
+       types=st.lists(st.booleans(), min_size=3, max_size=3))
+def test_string_columns_one_pass(data, sizes, equal, types):
+    """The one-pass string kernel against the dict: string and large_string columns
+    mixed (the offsets widened), chunked at different places, names that agree in
+    their first words."""
+    if equal:
+        sizes = [sizes[0]] * len(sizes)
+    pool = data.draw(st.lists(tricky_names, min_size=1, max_size=30))
+    values = [data.draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+              for n in sizes]
+    cols = [pa.chunked_array(_split(v, data.draw(st.lists(st.integers(0, 40), max_size=3))),
+                             type=pa.large_string() if types[c] else pa.string())
+            for c, v in enumerate(values)]
+    check(cols, values)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), n=st.integers(0, 50), k=st.integers(1, 3))
+def test_integer_extremes(data, n, k):
+    """int64 extremes, negative and sparse ids through the one-pass hash."""
+    pool = data.draw(st.lists(st.sampled_from([-(2**63), 2**63 - 1, -1, 0, 1, 2**62, -(2**62),
+                                               2**32, -(2**31)]) | st.integers(-(2**63),
+                                                                               2**63 - 1),
+                              min_size=1, max_size=12))
+    values = [data.draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+              for _ in range(k)]
+    check([np.array(v, dtype=np.int64) for v in values], values, np.int64)
+
+
+def test_plain_strings_skip_arrow_hash(monkeypatch):
+    """Plain string columns are numbered by the kernel straight from the Arrow buffers,
+    not by Arrow's dictionary_encode first."""
+    import pyarrow.compute as pc
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("dictionary_encode called")
+
+    monkeypatch.setattr(pc, "dictionary_encode", refuse)
+    values = [["ann", "bob", "ann", "cy" * 9], ["bob", "dee", "cy" * 9, "ann"]]
+    check([pa.array(values[0]), pa.chunked_array([values[1][:1], values[1][1:]])], values)
+    check([pa.array(values[0], pa.large_string())], values[:1])
