@@ -26,8 +26,8 @@ ONLINE_MATCHES = [n for n in MATCHES if n not in BATCH]
 def test_registry_holds_the_documented_systems():
     assert ALL[:6] == ["elo", "glicko", "glicko2", "stephenson", "fibs", "bridge_elo"]
     assert set(MATCHES) >= {"trueskill", "weng_lin", "elom", "pairwise_elo", "codeforces"}
-    assert GAMES == ["elo", "glicko", "glicko2", "stephenson", "fibs", "bradley_terry"]
-    assert BATCH == ["bradley_terry"]
+    assert GAMES == ["elo", "glicko", "glicko2", "stephenson", "fibs", "bradley_terry", "whr"]
+    assert BATCH == ["bradley_terry", "whr"]
     assert systems.names("boards") == ["bridge_elo"]
 
 
