@@ -104,7 +104,7 @@ class WHRConfig:
     on the ATP file with daily steps predicts far worse: walk-forward log loss 0.678
     against 0.616 from 2000 with yearly refits). ``virtual_games``: virtual
     draws against a virtual 0-rated player at each player's first time step (Coulom's
-    prior; 0: none, only safe when every player has won and lost). ``advantage``: Elo
+    prior; at least 1e-3: without it a player who only won has no finite rating). ``advantage``: Elo
     added to the first player's rating in every non-neutral game. ``time_unit``: the
     length of one time step, in days for date/time columns, in the column's units for
     numeric times, in periods when the games have periods only. ``tolerance``: stop
@@ -125,14 +125,14 @@ class WHRConfig:
 
     def __post_init__(self) -> None:
         o = "WHRConfig"
-        check_number(o, "w2", self.w2, lo=0.0, hi=_INF, lo_open=True, hi_open=True)
-        check_number(o, "virtual_games", self.virtual_games, lo=0.0, hi=_INF, hi_open=True)
-        check_number(o, "advantage", self.advantage, lo=-_INF, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "time_unit", self.time_unit, lo=0.0, hi=_INF, lo_open=True,
-                     hi_open=True)
-        check_number(o, "tolerance", self.tolerance, lo=0.0, hi=_INF, lo_open=True,
-                     hi_open=True)
+        # ranges (docs/algorithms/whr.md, "Ranges"): far beyond any real use, and
+        # narrow enough that every fit stays finite (a smaller w2 or prior, a larger
+        # advantage or a shorter time unit overflowed the Hessian in the config fuzzing)
+        check_number(o, "w2", self.w2, lo=1e-6, hi=1e9)
+        check_number(o, "virtual_games", self.virtual_games, lo=1e-3, hi=1e6)
+        check_number(o, "advantage", self.advantage, lo=-1e5, hi=1e5)
+        check_number(o, "time_unit", self.time_unit, lo=1e-6, hi=1e9)
+        check_number(o, "tolerance", self.tolerance, lo=1e-9, hi=1e6)
         check_number(o, "max_iterations", self.max_iterations, lo=1, hi=2**31,
                      integer=True)
         check_number(o, "relaxation", self.relaxation, lo=0.0, hi=2.0, lo_open=True,
