@@ -7,10 +7,13 @@ drawn uniformly:
 * ``int_dense`` -- int64 ids 0 .. players-1, shuffled (a direct table);
 * ``int_sparse`` -- random 63-bit int64 ids (the hash table);
 * ``string`` -- Arrow string columns, names of 4 to 16 ASCII letters;
+* ``player_string`` -- names ``player000000`` .. (12 bytes), as Arrow ``string``;
+* ``large_string`` -- the same as Arrow ``large_string`` (64-bit offsets);
 * ``dict_string`` -- the same as Arrow dictionary arrays (one dictionary of every
   name; Parquet and categoricals come this way): only the dictionary is interned.
 
-Smoke sizes are tiny; ``large``: 50M rows x 2 columns = 100M ids among 1M players.
+Smoke sizes are tiny; ``large``: 50M rows x 2 columns = 100M ids among 1M players;
+``large10``: 5M rows x 2 columns = 10M ids among 1M players.
 ``ids_per_s`` is the throughput (``unit=ids``); ``fastrate_vs_this`` = fastrate's ids/s
 over the old path's (results checked equal first); ``extra_bytes_per_id`` = the peak of
 what interning allocates beyond its outputs (tracemalloc: NumPy buffers), per id.
@@ -28,7 +31,8 @@ from bench.conftest import best_time
 from fastrate._validate import arrow_to_numpy, numpy_to_arrow
 from fastrate.data.players import PlayerIndex
 
-SIZES = {"smoke": (10_000, 2_000), "large": (50_000_000, 1_000_000)}
+SIZES = {"smoke": (10_000, 2_000), "large10": (5_000_000, 1_000_000),
+         "large": (50_000_000, 1_000_000)}
 
 
 def _names(players: int, rng: np.random.Generator):
@@ -59,6 +63,10 @@ def workload(kind: str, n: int, players: int, seed: int = 0) -> tuple:
         pool = np.unique(rng.integers(0, 2**63 - 1, players + players // 10))[:players]
         rng.shuffle(pool)
         return tuple(pool[r] for r in rows)
+    if kind in ("player_string", "large_string"):
+        pool = pa.array([f"player{i:06d}" for i in range(players)],
+                        type=pa.large_string() if kind == "large_string" else pa.string())
+        return tuple(pool.take(numpy_to_arrow(r)) for r in rows)
     pool = _names(players, rng)
     if kind == "string":
         return tuple(pool.take(numpy_to_arrow(r)) for r in rows)
@@ -100,8 +108,10 @@ def peak_extra_bytes(fn, outputs_bytes: int) -> int:
     return max(peak - outputs_bytes, 0)
 
 
-@pytest.mark.parametrize("kind", ["int_dense", "int_sparse", "string", "dict_string"])
-@pytest.mark.parametrize("size", ["smoke", pytest.param("large", marks=pytest.mark.large)])
+@pytest.mark.parametrize("kind", ["int_dense", "int_sparse", "string", "player_string",
+                                  "large_string", "dict_string"])
+@pytest.mark.parametrize("size", ["smoke", pytest.param("large10", marks=pytest.mark.large),
+                                  pytest.param("large", marks=pytest.mark.large)])
 def bench_intern(throughput, kind: str, size: str) -> None:
     n, players = SIZES[size]
     white, black = workload(kind, n, players)
@@ -112,7 +122,7 @@ def bench_intern(throughput, kind: str, size: str) -> None:
         and np.array_equal(bi, bo), "kernel path and old path disagree"
     del names, wo, bo, wi, bi
     throughput.info.update(size=size, kind=kind, players=players, unit="ids")
-    large = size == "large"
+    large = size != "smoke"
     throughput(lambda: PlayerIndex.intern(white, black), n_ids, rounds=3 if large else None)
     if not throughput.enabled:
         return

@@ -32,13 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from fastrate._validate import numpy_to_arrow
 from fastrate.data import Games, Ratings
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
 from fastrate.data.game_table import game_layout, time_values
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
-from fastrate.data.players import PlayerIndex
+from fastrate.data.players import NameTable, PlayerIndex
 from fastrate.errors import ConfigError, InputError
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
 from fastrate.io.tables import games_from_table
@@ -63,11 +62,13 @@ class _GrowingIndex:
         # dense enough, so that a chunk's lookup costs its own names only
         self.table: np.ndarray | None = None
         self.lo = 0
+        # otherwise a hash kept from chunk to chunk (a lookup per name of the chunk,
+        # instead of hashing every name seen so far per chunk)
+        self.hashed: NameTable | None = None
         self.lookup: dict[Any, int] = {}
 
     def add(self, local: PlayerIndex, where: str) -> tuple[PlayerIndex, np.ndarray]:
         """Append ``local``'s new names; return the grown index and ``local``'s ids in it."""
-        import pyarrow.compute as pc
 
         names = local.names
         k = names.shape[0]
@@ -82,18 +83,19 @@ class _GrowingIndex:
         if direct:
             assert self.table is not None
             mapping = self.table[names - self.lo]
-        elif self.names.dtype == object:
-            # text names: one dictionary kept from chunk to chunk (a lookup per name of
-            # the chunk, instead of a hash of every name seen so far per chunk)
+        elif self.lookup or (self.hashed is None and names.dtype.kind not in "iuO"):
+            # names that are neither integers nor text (e.g. float ids): a dictionary
             get = self.lookup.get
             mapping = np.array([get(x, -1) for x in names.tolist()], dtype=np.int64)
-        elif self.n:
-            found = pc.index_in(numpy_to_arrow(names),
-                                value_set=numpy_to_arrow(self.names[:self.n]))
-            mapping = np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False),
-                                 dtype=np.int64)
+            self.lookup.update((x, self.n + j) for j, x in enumerate(
+                dict.fromkeys(x for x in names.tolist() if x not in self.lookup)))
         else:
-            mapping = np.full(k, -1, dtype=np.int64)
+            if self.hashed is None:
+                self.hashed = NameTable("str" if self.names.dtype == object else "int")
+                self.hashed.ids(self.names[:self.n])  # the names so far: ids 0 .. n-1
+            # new names get the next ids, in the chunk's order
+            mapping = self.hashed.ids(names)
+            mapping[mapping >= self.n] = -1
         new = mapping < 0
         m = int(new.sum())
         if self.n + m > self.names.shape[0]:
@@ -104,8 +106,6 @@ class _GrowingIndex:
         mapping[new] = np.arange(self.n, self.n + m, dtype=np.int64)
         if direct:
             self.table[names[new] - self.lo] = mapping[new]
-        elif self.names.dtype == object:
-            self.lookup.update(zip(names[new].tolist(), range(self.n, self.n + m)))
         self.n += m
         return PlayerIndex(self.names[:self.n]), mapping
 

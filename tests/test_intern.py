@@ -260,3 +260,18 @@ def test_plain_strings_skip_arrow_hash(monkeypatch):
     values = [["ann", "bob", "ann", "cy" * 9], ["bob", "dee", "cy" * 9, "ann"]]
     check([pa.array(values[0]), pa.chunked_array([values[1][:1], values[1][1:]])], values)
     check([pa.array(values[0], pa.large_string())], values[:1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), strings=st.booleans())
+def test_name_table_across_calls(data, strings):
+    """NameTable (the chunked reader's global index): ids kept from call to call, new
+    names numbered next in the order given."""
+    table = players.NameTable("str" if strings else "int")
+    seen: dict = {}
+    for _ in range(data.draw(st.integers(1, 5))):
+        chunk = data.draw(st.lists(tricky_names if strings else ints, max_size=20, unique=True))
+        names = np.array(chunk, dtype=object) if strings else np.array(chunk, dtype=np.int64)
+        got = table.ids(names)
+        assert got.tolist() == [seen.setdefault(x, len(seen)) for x in chunk]
+        assert len(table) == len(seen)

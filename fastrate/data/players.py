@@ -21,7 +21,7 @@ from fastrate._validate import (
 from fastrate.data import _intern
 from fastrate.errors import InputError, InputTypeError
 
-__all__ = ["PlayerIndex"]
+__all__ = ["PlayerIndex", "NameTable"]
 
 
 class PlayerIndex:
@@ -269,9 +269,9 @@ def _chunk_len(chunk: tuple) -> int:
 class _IntEncoder:
     """Column ids of integer values (a direct table or a hash, see DIRECT_PER_ID)."""
 
-    def __init__(self, lo: int, hi: int, n: int):
+    def __init__(self, lo: int, hi: int, n: int, hashed: bool = False):
         span = hi - lo + 1 if n else 0
-        self.direct = span <= DIRECT_PER_ID * n + DIRECT_FREE
+        self.direct = not hashed and span <= DIRECT_PER_ID * n + DIRECT_FREE
         self.lo = lo
         self.count = np.zeros(1, dtype=np.int64)
         self.status = np.zeros(1 + BLOCK, dtype=np.int64)
@@ -436,6 +436,35 @@ class _StrRowsEncoder:
         _intern.records_to_strings(self.records, n, offsets, data)
         return pa.Array.from_buffers(pa.large_string(), n, [
             None, pa.py_buffer(offsets), pa.py_buffer(data[:size])])
+
+
+class NameTable:
+    """A name -> id table that grows from call to call (the chunked reader's index of
+    every player seen so far): :meth:`ids` gives the ids of distinct names, numbering
+    the new ones next, in the order given. Integer names (``kind="int"``, int64) go
+    through the integer hash, text names through the string hash over their bytes."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.encoder: _IntEncoder | _StrRowsEncoder = (
+            _IntEncoder(0, 0, 0, hashed=True) if kind == "int" else _StrRowsEncoder())
+
+    def __len__(self) -> int:
+        return int(self.encoder.count[0])
+
+    def ids(self, names: np.ndarray) -> np.ndarray:
+        """Ids of ``names`` (distinct; int64 values, or an object array of str)."""
+        out = np.empty(len(names), dtype=np.int64)
+        if len(names) == 0:
+            return out
+        if self.kind == "int":
+            part = _readonly(np.ascontiguousarray(names, dtype=np.int64))
+        else:
+            import pyarrow as pa
+
+            part = _string_buffers(pa.array(names, type=pa.large_string()))
+        self.encoder.encode_rows((part,), (out,))
+        return out
 
 
 def _grown(x: np.ndarray, n: int, size: int) -> np.ndarray:
