@@ -189,9 +189,13 @@ def test_names_in_the_config_wait_until_their_players_play():
     before_c = bt.fit(Games.from_arrays(["a", "b", "a"], ["b", "a", "b"], [1.0, 0.5, 0.0]),
                       bt.BTConfig(gaussian_prior={"a": (0.0, 100.0), "b": (0.0, 100.0)}))
     assert r.predictions[3] == pytest.approx(_f(300.0 - before_c.rating[0]))  # c unseen
-    # c only won so far: outside the largest component (its prior does not count for
-    # connectivity), so still at its prior mean
-    assert r.predictions[4] == pytest.approx(_f(300.0 - before_c.rating[1]))
+    # c only won so far, but every player has a Gaussian prior: the MAP fit exists
+    # (the posterior is strictly concave) and places c from its prior and its win
+    window = bt.fit(Games.from_arrays(["a", "b", "a", "c"], ["b", "a", "b", "a"],
+                                      [1.0, 0.5, 0.0, 1.0]), config)
+    fitted = window.as_dict()
+    assert r.predictions[4] == pytest.approx(_f(fitted["c"] - fitted["b"]))
+    assert fitted["c"] > 300.0  # its win lifts it above its prior mean
     assert r["c"] == pytest.approx(bt.fit(g, config).as_dict()["c"])
     with pytest.raises(InputError, match=r"'nobody' is not a player"):
         walk.rate(g, bt.BTConfig(virtual_games=(("nobody", "a", 1.0, 0.0, 0.0),), prior=2.0))

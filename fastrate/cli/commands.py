@@ -40,7 +40,9 @@ def _default_period(games, names, evaluating: bool, note: bool = True):
     refusal, since every prediction would then be the no-information default."""
     from fastrate import systems
 
-    period_based = sorted({n for n in names if systems.get(n).period_based})
+    # (batch fits are refitted once per period: their period is chosen, not defaulted)
+    period_based = sorted({n for n in names if systems.get(n).period_based
+                           and not systems.get(n).batch})
     if not period_based or games.period is not None:
         return games
     which = ", ".join(period_based)
