@@ -145,8 +145,9 @@ MIN_SLOTS = 1 << 10
 #: rows whose slots are read ahead together (the table's cache misses overlap)
 BLOCK = 32
 #: rows of the read-ahead ring of the one-pass kernels (a power of two; the slots of
-#: the row RING_ROWS/2 ahead are prefetched)
-RING_ROWS = 64
+#: the row RING_ROWS/2 ahead are prefetched): 16 ran fastest on this machine (10M ids
+#: among 1M players: strings 0.83 s against 1.36 s with 64, sparse ints 0.24 s / 0.27 s)
+RING_ROWS = 16
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
