@@ -167,7 +167,8 @@ def _check_order(data: Games | Matches, last: Any) -> Any:
 
 def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callable,
             sort: bool, time_format: str | None, players: _GrowingIndex,
-            player_columns: Callable[[Any], list[str]]) -> Iterator[tuple[Any, Any]]:
+            player_columns: Callable[[Any], list[str]], encoding: str = "utf-8"
+            ) -> Iterator[tuple[Any, Any]]:
     """The input's chunks as tables, in file order or (``sort``) sorted by time (an
     external sort: :func:`fastrate.io.chunks.sorted_tables`; its first pass numbers the
     players in ``players`` in order of first appearance in the input, as the in-memory
@@ -181,7 +182,8 @@ def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callabl
         return player_columns(layout_of(names, where))
 
     if not sort:
-        return iter_tables(files, format, chunk_rows, columns_of, dictionary_of)
+        return iter_tables(files, format, chunk_rows, columns_of, dictionary_of,
+                           encoding=encoding)
 
     def key_of(table: Any, src: Any) -> np.ndarray:
         lay = layout_of(table.column_names, src.name or "the input")
@@ -207,7 +209,7 @@ def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callabl
         players.add(index, src.where(0))
 
     return sorted_tables(files, format, chunk_rows, columns_of, key_of, observe=observe,
-                         dictionary_of=dictionary_of)
+                         dictionary_of=dictionary_of, encoding=encoding)
 
 
 def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None = None,
@@ -221,14 +223,18 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
     Period labels must be numbers or come from a time column (text labels are ranked
     over the whole input, which a chunk cannot know). ``timings``: seconds spent reading
     (``read``), building the games (``build``: parsing, checks, interning) and numbering
-    the players globally (``players``) are added to it."""
+    the players globally (``players``) are added to it. ``encoding``: the text encoding
+    of CSV and JSON files (as for :func:`fastrate.read_games`)."""
+    columns = dict(columns)
+    encoding = columns.pop("encoding", "utf-8")
     layout = {k: v for k, v in columns.items() if k not in ("time_format", "drop_self_play")}
     players = _GrowingIndex()
     last = None
     clock = _Clock(timings)
     tables = _tables(source, format, chunk_rows,
                      lambda names, where: game_layout(names, where, **layout), sort,
-                     columns.get("time_format"), players, lambda lay: [lay.first, lay.second])
+                     columns.get("time_format"), players, lambda lay: [lay.first, lay.second],
+                     encoding)
     while True:
         with clock("read"):
             item = next(tables, None)
@@ -534,6 +540,8 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    columns = dict(columns)
+    encoding = columns.pop("encoding", "utf-8")
     layout = {k: v for k, v in columns.items()
               if k in ("match", "team", "player", "rank", "place", "score", "weight", "time",
                        "period")}
@@ -543,7 +551,7 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
     held: Any = None
     tables = _tables(source, format, chunk_rows,
                      lambda names, where: match_layout(names, where, **layout), sort,
-                     columns.get("time_format"), players, lambda lay: [lay.player])
+                     columns.get("time_format"), players, lambda lay: [lay.player], encoding)
 
     def build(table: Any, src: Any) -> Matches:
         nonlocal last

@@ -234,12 +234,15 @@ def test_unknown_encoding_is_refused(tmp_path):
     assert res.exit_code == 1 and "unknown encoding" in last_line(res)
 
 
-@pytest.mark.xfail(strict=True, reason="fastrate/streaming.py must pass encoding= on to "
-                   "fastrate.io.chunks.iter_tables/sorted_tables (change described in the "
-                   "issue 15 readers report); remove this mark when it does")
 def test_encoding_option_with_chunked_reading(tmp_path):
     path = write(tmp_path / "g.csv", LATIN)
     res = cli("rate", path, "--encoding", "latin-1", "--chunk-rows", "1")
+    assert res.exit_code == 0, res.output
+    assert "José" in res.output
+    # the external sort reads with the encoding too
+    dated = "date,white,black,score\n2024-01-02,Jos\xe9,bob,1\n2024-01-01,bob,ann,0\n"
+    path = write(tmp_path / "d.csv", dated.encode("latin-1"))
+    res = cli("rate", path, "--encoding", "latin-1", "--chunk-rows", "1", "--sort")
     assert res.exit_code == 0, res.output
     assert "José" in res.output
 
