@@ -118,7 +118,8 @@ def _check_outputs(paths: dict[str, str | None], fmt: str | None) -> dict[str, t
             raise InputError(f"cannot write {path} ({option}): folder {folder} does not exist")
         if target.is_dir():
             raise InputError(f"cannot write {path} ({option}): it is a folder")
-        out[option] = (path, format_of(path, fmt if option == "-o/--output" else None))
+        out[option] = (path, format_of(path, fmt if option == "-o/--output" else None,
+                                      output=True))
     return out
 
 

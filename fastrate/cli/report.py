@@ -58,7 +58,12 @@ def report_command(file, example, systems, output, burn_in, top, points, input_f
     specs = [SystemSpec.parse(s) for s in (systems or default)]
     as_matches = example in ("f1", "f1_teams") or any(
         registry.get(s.name).data == "matches" for s in specs)
-    if not str(output).lower().endswith((".html", ".htm")):
+    from pathlib import Path
+
+    from fastrate._files import is_special_file
+
+    if not str(output).lower().endswith((".html", ".htm")) \
+            and not is_special_file(Path(output)):
         from fastrate.errors import InputError
 
         raise InputError(f"cannot write the report to {output}: the name must end in .html")

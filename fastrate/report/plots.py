@@ -100,8 +100,13 @@ def _line_style(i: int) -> dict[str, Any]:
 
 
 def image_format(path: str | os.PathLike) -> str:
-    """``png`` or ``svg`` from the suffix of ``path``."""
+    """``png`` or ``svg`` from the suffix of ``path``; ``png`` into a device or a pipe
+    (``-o /dev/null`` for benchmarks)."""
+    from fastrate._files import is_special_file
+
     suffix = Path(path).suffix.lower()
+    if suffix not in IMAGE_FORMATS and is_special_file(Path(path)):
+        return "png"
     if suffix not in IMAGE_FORMATS:
         raise InputError(f"cannot write a picture to {path}: the name must end in .png or "
                          f".svg; got {suffix or 'no suffix'} (e.g. {Path(path).stem}.png)")
