@@ -431,3 +431,9 @@ def test_what_a_run_writes_reads_back_even_at_the_smallest_rd(system, tmp_path):
     with pytest.raises(ConfigError, match=r"'initial_rd' of \w+Config must be a float in "
                                           r"\[0.001"):
         fr.systems.SystemSpec.parse(f"{system}:initial_rd=1e-200")
+
+
+def test_from_frame_names_an_unknown_argument():
+    with pytest.raises(fr.errors.InputTypeError,
+                       match=r"unknown argument colour=.*column options are white, black"):
+        fr.Games.from_frame({"white": ["a"], "black": ["b"], "score": [1]}, colour="x")

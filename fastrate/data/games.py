@@ -184,6 +184,17 @@ class Games:
         ``score``, ``winner``/``loser``, ``home_team``/``away_team`` with scores, ...);
         pass ``white="col"``, ``score="col"`` ... to map them explicitly.
         """
+        import inspect
+
+        known = [k for k in inspect.signature(games_from_box).parameters if k != "box"]
+        for name in columns:
+            if name not in known:
+                from difflib import get_close_matches
+
+                near = get_close_matches(name, known, n=1)
+                hint = f" (did you mean {near[0]}=?)" if near else ""
+                raise InputTypeError(f"Games.from_frame() got an unknown argument {name}={hint}; "
+                                     f"its column options are {', '.join(known)}")
         return games_from_box([to_arrow_table(frame)], **columns)
 
     # -- properties ---------------------------------------------------------------
