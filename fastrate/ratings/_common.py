@@ -11,7 +11,7 @@ The expected score of the Elo family (SPEC §1.1) is
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -24,8 +24,7 @@ from fastrate.errors import InputError
 __all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
            "open_records", "exact_records",
            "cap_lead", "rating_lead", "table_value", "best_of_probability",
-           "game_probability", "PeriodRule", "GROWTH_GLICKO",
-           "GROWTH_GLICKO2", "records", "period_games", "gather_block"]
+           "game_probability", "records", "gather_block"]
 
 
 def expected_score(rating_a, rating_b, scale: float = 400.0, advantage: float = 0.0):
@@ -255,76 +254,6 @@ def add_game_terms(m, s0, white, black, rec, buf):
         rec[a, REC_DELTA] += buf[5, j]
         rec[b, REC_INFO] += buf[6, j]
         rec[b, REC_DELTA] += buf[7, j]
-
-
-#: inactivity at a player's first game of a period: Glicko's step 1,
-#: ``RD^2 = min(RD^2 + c^2 (p - L), max)`` when ``p > L``
-GROWTH_GLICKO = 0
-#: Glicko-2's "did not compete" step once per missed period,
-#: ``phi^2 + (p - L - 1) sigma^2`` when ``p - L > 1`` (sigma from column ``REC_VOL``)
-GROWTH_GLICKO2 = 1
-
-
-class PeriodRule(NamedTuple):
-    """What the pass over a period's games (:func:`period_games`) needs of a system."""
-
-    growth: int  #: GROWTH_GLICKO or GROWTH_GLICKO2
-    c2: float  #: Glicko: RD^2 added per period without games
-    max_var: float  #: Glicko: the cap of RD^2
-    g_num: float  #: the numerator of g: q (Glicko) or 1 (Glicko-2)
-    k3: float  #: ``3 q^2 / pi^2`` (Glicko) or ``3 / pi^2`` (Glicko-2)
-
-
-@inline_kernel
-def _touch(rec, x, fk, p, rule, touched, nt):
-    """Player ``x`` in a game of period ``k`` (``fk``, absolute number ``p``): at his first
-    game of the period, the inactivity growth of ``rule.growth`` (none when never rated
-    or not after his last period: the NaN comparison is false) and zeroed sums, and
-    list him in ``touched``; return the new count. Branch-free (see :func:`select`);
-    the test of the growth rule is a constant of the calling kernel."""
-    first = rec[x, REC_STAMP] != fk
-    v = rec[x, REC_VAR]
-    gap = p - rec[x, REC_LAST]
-    if rule.growth == GROWTH_GLICKO:
-        rec[x, REC_VAR] = select(first & (gap > 0.0), min(v + rule.c2 * gap, rule.max_var), v)
-    else:
-        vol = rec[x, REC_VOL]
-        rec[x, REC_VAR] = select(first & (gap > 1.0), v + (gap - 1.0) * vol * vol, v)
-    rec[x, REC_INFO] = select(first, 0.0, rec[x, REC_INFO])
-    rec[x, REC_DELTA] = select(first, 0.0, rec[x, REC_DELTA])
-    rec[x, REC_STAMP] = fk
-    rec[x, REC_GAMES] += 1.0
-    touched[nt] = x
-    return nt + first
-
-
-@inline_kernel
-def period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, rule):
-    """The games ``lo .. hi-1`` of one rating period (index ``fk``, absolute number
-    ``p``), in blocks of ``BLOCK`` (``buf``: 8 x BLOCK): gather both players' onset values (doing
-    the inactivity step at a player's first game of the period, without a branch; the
-    records ``PREFETCH`` games ahead are prefetched), compute the block's terms
-    (:func:`game_terms`: vectorised), add them to the players' sums in game order
-    (:func:`add_game_terms`). Writes ``pred`` (unless it has length 0), lists the period's players in ``touched``
-    and returns how many. (The block size is a constant, not ``buf.shape[1]``: LLVM
-    compiles the block loops for at most ``BLOCK`` iterations.)"""
-    nt = 0
-    for s0 in range(lo, hi, BLOCK):
-        m = min(BLOCK, hi - s0)
-        for j in range(m):
-            if s0 + j + PREFETCH < hi:
-                prefetch_row(rec, white[s0 + j + PREFETCH])
-                prefetch_row(rec, black[s0 + j + PREFETCH])
-            a = white[s0 + j]
-            b = black[s0 + j]
-            nt = _touch(rec, a, fk, p, rule, touched, nt)
-            nt = _touch(rec, b, fk, p, rule, touched, nt)
-            buf[0, j] = rec[a, REC_LEVEL] - rec[b, REC_LEVEL]
-            buf[1, j] = rec[a, REC_VAR]
-            buf[2, j] = rec[b, REC_VAR]
-        game_terms(m, s0, score, buf, pred, rule.g_num, rule.g_num, rule.k3)
-        add_game_terms(m, s0, white, black, rec, buf)
-    return nt
 
 
 @inline_kernel

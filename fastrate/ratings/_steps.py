@@ -1,11 +1,12 @@
 """Update steps that simulators drive one at a time: one game of Elo with a constant K
-(:func:`elo_game`) and one rating period of Glicko-2 (:func:`glicko2_period`, with its
-volatility solver).
+(:func:`elo_game`) and Glicko-2's volatility solve for a block of players
+(:func:`solve_block`, steps 3-8).
 
-``fastrate.ratings.glicko2`` rates whole game lists by looping over
-:func:`glicko2_period`; ``fastrate.ratings.elo``'s kernel takes an :class:`EloStep` and
-writes the game step out (through the helper its loop ran 3-9% slower); the ladder
-simulator (``fastrate.stats.pairing``) rates each game, or each period, as it is played.
+``fastrate.ratings.glicko2.glicko2_period_step`` rates one rating period with
+:func:`solve_block` (and the ladder simulator, ``fastrate.stats.pairing``, drives that
+same step period by period); ``fastrate.ratings.elo``'s kernel takes an
+:class:`EloStep` and writes the game step out (through the helper its loop ran 3-9%
+slower); the ladder rates each Elo game as it is played.
 Each step takes its scalar parameters as one NamedTuple (:class:`EloStep`,
 :class:`Glicko2Step`), which keeps the kernels' disk cache and one compiled
 specialisation per kernel.
@@ -19,27 +20,14 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
-
 from fastrate._numba import inline_kernel, kernel
 from fastrate._vecmath import exp, log, logistic, select
 from fastrate.ratings._common import (
-    BLOCK,
-    GROWTH_GLICKO2,
-    REC_DELTA,
-    REC_INFO,
-    REC_LAST,
-    REC_LEVEL,
-    REC_VAR,
-    REC_VOL,
-    PeriodRule,
-    gather_block,
-    period_games,
     rating_lead,
 )
 
-__all__ = ["EloStep", "elo_game", "Glicko2Step", "glicko2_step", "glicko2_period",
-           "solve_block", "volatility_f", "W_ROWS"]
+__all__ = ["EloStep", "elo_game", "Glicko2Step", "glicko2_step", "solve_block",
+           "volatility_f", "W_ROWS"]
 
 
 # ----------------------------------------------------------------------------------
@@ -93,10 +81,9 @@ def glicko2_step(tau: float, epsilon: float, max_iterations: int) -> Glicko2Step
 # rows of the volatility solver's work buffer (one column per player of a block)
 (_W_SIGMA, _W_PHI2, _W_VSUM, _W_DSUM, _W_NEW_SIGMA, _W_NEW_PHI2, _W_STEP, _W_FAILED, _W_A,
  _W_D, _W_W0, _W_BIG_A, _W_BIG_B, _W_F_A, _W_F_B, _W_EX_A, _W_EX_B) = range(17)
-#: rows of the work buffer ``w`` of :func:`glicko2_period` and :func:`solve_block`
+#: rows of the work buffer ``w`` of :func:`solve_block` (rows 0-3 gathered by the caller:
+#: sigma, phi^2, 1/v, sum g (s - E))
 W_ROWS = 17
-#: the record columns gathered into rows 0-3 of ``w`` (sigma, phi^2, 1/v, sum g (s - E))
-_GATHER = (REC_VOL, REC_VAR, REC_INFO, REC_DELTA)
 
 
 @kernel
@@ -196,37 +183,3 @@ def solve_block(m, w, tau, inv_tau2, exp_mtau, epsilon, max_iterations):
         w[_W_NEW_PHI2, j] = new_phi2
         w[_W_STEP, j] = new_phi2 * w[_W_DSUM, j]
         w[_W_FAILED, j] = select(failed, 2.0, 0.0)
-
-
-@inline_kernel
-def glicko2_period(white, black, score, lo, hi, p, fk, rec, failed, step, touched, buf, w,
-                   pred):
-    """Glicko-2 for the games ``lo .. hi-1`` of one rating period (absolute number ``p``;
-    ``fk`` a number that differs from every earlier period's), on the Glicko-2 scale.
-
-    ``rec`` (n_players x 8 float64, see ``fastrate.ratings._common``) holds per player
-    the ``fk`` of the last period he played in (-1 before), ``mu`` and ``phi^2`` as of
-    the onset of the period, the sums ``1/v`` and ``sum g (s - E)``, his volatility and
-    his last period (NaN: none); column 2 counts his games. ``failed[x]`` is set to 2
-    when player x's volatility solve did not converge and to 0 when it did. ``touched``
-    (n_players + 1), ``buf`` (8 x block) and ``w`` (``W_ROWS`` x block) are scratch.
-    Costs O(games in the period). The games are processed as Glicko's
-    (:func:`fastrate.ratings._common.period_games`); the period-end updates in blocks
-    of players (gather, :func:`solve_block`, scatter). Inlined into its caller, which
-    allocates the scratch: with the scratch's shape known, LLVM compiles the blocks'
-    loops 8% faster than in a separately compiled step.
-    """
-    rule = PeriodRule(GROWTH_GLICKO2, 0.0, 0.0, 1.0, 3.0 / (math.pi * math.pi))
-    nt = period_games(white, black, score, lo, hi, p, fk, rec, touched, buf, pred, rule)
-    # steps 3-8 for everyone who played, in blocks: gather, solve, scatter
-    for t0 in range(0, nt, BLOCK):
-        m = gather_block(rec, touched, t0, nt, w, _GATHER)
-        solve_block(m, w, step.tau, step.inv_tau2, step.exp_mtau, step.epsilon,
-                    step.max_iterations)
-        for j in range(m):
-            x = touched[t0 + j]
-            rec[x, REC_VOL] = w[_W_NEW_SIGMA, j]
-            rec[x, REC_VAR] = w[_W_NEW_PHI2, j]
-            rec[x, REC_LEVEL] += w[_W_STEP, j]
-            rec[x, REC_LAST] = p
-            failed[x] = np.int8(w[_W_FAILED, j])

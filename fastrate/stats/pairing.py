@@ -28,9 +28,10 @@ expected information under the truth, ``H(p)`` bits (:func:`fastrate.stats.infor
 Rating systems come from the core engine, not copied: ``elo`` runs the game step that
 :mod:`fastrate.ratings.elo`'s kernel loops over on each game as it is played (constant K,
 optional rule of 400); ``glicko2`` collects ``period_games`` games into a rating period
-and runs the period step of :mod:`fastrate.ratings.glicko2` on it, so ranks change at
-period ends (both steps live in ``fastrate.ratings._steps``).
-The final ratings of a run equal ``elo.rate``/``glicko2.rate`` of its game log.
+and runs the period step of :mod:`fastrate.ratings.glicko2`
+(:func:`~fastrate.ratings.glicko2.glicko2_period_step`, records on the Glicko scale) on
+it, so ranks change at period ends. The final ratings of a run equal
+``elo.rate``/``glicko2.rate`` of its game log, to the bit for Glicko-2.
 
 **Seeding new players with virtual games** (the post's second suggestion): players may
 arrive later (``arrival``: the game index at which each joins). With
@@ -94,11 +95,11 @@ from fastrate.ratings._steps import (
     EloStep,
     Glicko2Step,
     elo_game,
-    glicko2_period,
     glicko2_step,
 )
 from fastrate.ratings.elo import EloConfig
-from fastrate.ratings.glicko2 import Glicko2Config
+from fastrate.ratings.glicko import GROW_PER_MISSED, FamilyRule
+from fastrate.ratings.glicko2 import Glicko2Config, glicko2_period_step
 from fastrate.stats.information import entropy_bits
 
 __all__ = ["SCHEDULERS", "SYSTEMS", "STARTS", "Ladder", "LadderResult", "simulate", "compare",
@@ -241,15 +242,17 @@ def _reposition(order, pos, est, n, x, skip):
 
 
 @inline_kernel
-def _predict(glicko, i, j, est, rec, elo, k3):
+def _predict(glicko, i, j, est, rec, elo, k3, inv_scale):
     """The rating system's prediction that ``i`` beats ``j`` from the current state:
     Elo's expected score (``elo``: its :class:`~fastrate.ratings._steps.EloStep`; rule of
     400 when ``cap > 0``) or Glicko-2's prediction
-    ``1/(1 + exp(-g(sqrt(phi_i^2 + phi_j^2)) (mu_i - mu_j)))``."""
+    ``1/(1 + exp(-g(sqrt(phi_i^2 + phi_j^2)) (mu_i - mu_j)))``, from the engine's records
+    on the Glicko scale (``mu = r / scale``, ``phi^2 = RD^2 / scale^2``: ``k3`` is
+    ``3 / (pi^2 scale^2)`` and ``inv_scale`` ``1 / scale``)."""
     if not glicko:
         return logistic(cap_lead(est[i] - est[j], elo.cap), elo.factor)
     gg = 1.0 / math.sqrt(1.0 + k3 * (rec[i, REC_VAR] + rec[j, REC_VAR]))
-    return 1.0 / (1.0 + math.exp(-gg * (rec[i, REC_LEVEL] - rec[j, REC_LEVEL])))
+    return 1.0 / (1.0 + math.exp(-gg * (rec[i, REC_LEVEL] - rec[j, REC_LEVEL]) * inv_scale))
 
 
 @kernel
@@ -289,14 +292,14 @@ def _pick_gaussian(state, p, n_active, sigma):
 
 
 @kernel
-def _pick_greedy(i, p, n_active, order, cost, glicko, est, rec, elo, k3):
+def _pick_greedy(i, p, n_active, order, cost, glicko, est, rec, elo, k3, inv_scale):
     best = -1.0
     best_q = -1
     for q in range(n_active):
         if q == p:
             continue
         j = order[q]
-        val = entropy_bits(_predict(glicko, i, j, est, rec, elo, k3)) / (
+        val = entropy_bits(_predict(glicko, i, j, est, rec, elo, k3, inv_scale)) / (
             cost[i] + cost[j])
         if val > best:
             best = val
@@ -347,11 +350,18 @@ def _record(t, active, est, true_rating, cost_sum, bits_sum, gap_sum, played,
     o_gap[t] = gap_sum / played if played > 0 else math.nan
 
 
+#: no neutral flags (the ladder gives no advantage)
+_NO_FLAGS = np.zeros(0, dtype=np.bool_)
+
+
 @kernel
-def _glicko2_period(white, black, score, n, p, fk, rec, failed, step, touched, buf, w, pred):
-    """Glicko-2's period step on the games ``0 .. n-1``: compiled once here for both
+def _glicko2_period(white, black, score, n, p, fk, rec, failed, step, rule, scale, touched,
+                    buf, w, pred):
+    """The engine's Glicko-2 period step (:func:`fastrate.ratings.glicko2.glicko2_period_step`,
+    records on the Glicko scale) on the games ``0 .. n-1``: compiled once here for both
     places the simulator rates a period (its games, a newcomer's virtual games)."""
-    glicko2_period(white, black, score, 0, n, p, fk, rec, failed, step, touched, buf, w, pred)
+    glicko2_period_step(white, black, score, _NO_FLAGS, 0, n, p, fk, rec, failed, step, rule,
+                        scale, touched, buf, w, pred)
 
 
 class _LadderParams(NamedTuple):
@@ -366,8 +376,9 @@ class _LadderParams(NamedTuple):
     period_games: int  #: Glicko-2: games per rating period
     elo: EloStep  #: Elo's game step (advantage 0)
     glicko2: Glicko2Step  #: Glicko-2's period step
+    g2_rule: FamilyRule  #: Glicko-2's pass over a period's games (as ``glicko2.rate``)
     g2_scale: float  #: Glicko-2's scale (``mu = (r - 1500) / scale``)
-    init_phi2: float  #: Glicko-2's starting phi^2
+    init_var: float  #: Glicko-2's starting RD^2
     init_vol: float  #: Glicko-2's starting volatility
 
 
@@ -382,7 +393,7 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
     newcomer ``x`` (-1: no seeding) and ``seed_wins[x]`` his virtual wins out of
     ``params.n_virtual``. Elo rates each game as it is played
     (:func:`~fastrate.ratings._steps.elo_game`), Glicko-2 each rating period at its end
-    (:func:`~fastrate.ratings._steps.glicko2_period`). Writes the metrics at the game
+    (:func:`~fastrate.ratings.glicko2.glicko2_period_step`). Writes the metrics at the game
     counts ``ends`` (``ends[0] = 0``), the final estimates and, when the log arrays have
     length ``n_games``, every game. Scratch is allocated once, before the game loop."""
     n = true_rating.shape[0]
@@ -392,9 +403,10 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
     scheduler = params.scheduler
     elo = params.elo
     g2 = params.glicko2
+    g2_rule = params.g2_rule
     g2_scale = params.g2_scale
     glicko = params.system == 1
-    k3 = 3.0 / (math.pi * math.pi)
+    k3 = 3.0 / (math.pi * math.pi * g2_scale * g2_scale)
     state = np.empty(1, dtype=np.uint64)
     state[0] = np.uint64(seed_value)
     state[0] = _next_u64(state)  # hash the seed value into the starting state
@@ -408,11 +420,11 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
     if glicko:
         for x in range(n):
             rec[x, REC_STAMP] = -1.0
-            rec[x, REC_LEVEL] = (start[x] - 1500.0) / g2_scale
-            rec[x, REC_VAR] = params.init_phi2
+            rec[x, REC_LEVEL] = start[x]
+            rec[x, REC_VAR] = params.init_var
             rec[x, REC_VOL] = params.init_vol
             rec[x, REC_LAST] = math.nan
-            est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
+            est[x] = rec[x, REC_LEVEL]
     fk = 0.0
     failed = np.zeros(n, dtype=np.int8)
     touched = np.zeros(n + 1, dtype=np.int64)
@@ -464,11 +476,11 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
                     vb[v] = o
                     vs[v] = 1.0 if v < wins else 0.0
                 _glicko2_period(vw, vb, vs, n_virtual, float(g // period_games), fk, rec,
-                                failed, g2, touched, buf, work, vpred)
+                                failed, g2, g2_rule, g2_scale, touched, buf, work, vpred)
                 fk += 1.0
                 for c in range(8):
                     rec[o, c] = saved[c]
-                est[x] = 1500.0 + g2_scale * rec[x, REC_LEVEL]
+                est[x] = rec[x, REC_LEVEL]
             else:
                 est[x] = est[o]
                 for v in range(n_virtual):
@@ -492,7 +504,8 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
         elif scheduler == 1:
             q = _pick_gaussian(state, p, n_active, params.sigma)
         else:
-            q = _pick_greedy(i, p, n_active, order, cost, glicko, est, rec, elo, k3)
+            q = _pick_greedy(i, p, n_active, order, cost, glicko, est, rec, elo, k3,
+                             1.0 / g2_scale)
         j = order[q]
         gap_sum += abs(q - p)
         pt = logistic(true_rating[i] - true_rating[j], true_factor)
@@ -510,10 +523,10 @@ def _ladder_seed(seed_value, params, true_rating, cost, arrival, arrival_order, 
             m += 1
             if m == batch or g + 1 == n_games:
                 _glicko2_period(pw, pb, ps, m, float(g // period_games), fk, rec, failed, g2,
-                                touched, buf, work, pred)
+                                g2_rule, g2_scale, touched, buf, work, pred)
                 fk += 1.0
                 for y in range(n):
-                    est[y] = 1500.0 + g2_scale * rec[y, REC_LEVEL]
+                    est[y] = rec[y, REC_LEVEL]
                 _sort_ranks(order, pos, est, n_active)
                 m = 0
         else:
@@ -867,8 +880,11 @@ def simulate(ladder: Ladder, scheduler: str = "gaussian", system: str = "elo",
     params = _LadderParams(
         SCHEDULERS.index(scheduler), float(sigma), int(candidates), SYSTEMS.index(system),
         n_games, wins + losses, int(period_games), elo_step,
-        glicko2_step(g2.tau, g2.epsilon, g2.max_iterations), g2_scale,
-        (float(g2.initial_rd) / g2_scale) ** 2, float(g2.initial_volatility))
+        glicko2_step(g2.tau, g2.epsilon, g2.max_iterations),
+        FamilyRule(GROW_PER_MISSED, g2_scale * g2_scale, float(g2.max_rd) ** 2, 0.0,
+                   1.0 / g2_scale, 3.0 / (math.pi * math.pi * g2_scale * g2_scale),
+                   float(g2.advantage)),
+        g2_scale, float(g2.initial_rd) ** 2, float(g2.initial_volatility))
     args = (params, ladder.true_rating, ladder.cost, ladder.arrival, arrival_order, opp, vwins,
             start_rating)
     _run_seeds(seeds, args, n, n_games, ends, (o_cost, o_bits, o_rmse, o_mis, o_gap),
