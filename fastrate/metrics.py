@@ -144,14 +144,35 @@ def _add(acc, slot, x):
     acc[slot] = t
 
 
+@inline_kernel
+def _neumaier(s, c, x):
+    """One step of Neumaier's compensated sum: ``(s + x, compensation)`` (as
+    :func:`_add`, on values held in registers)."""
+    t = s + x
+    if abs(s) >= abs(x):
+        c += (s - t) + x
+    else:
+        c += (x - t) + s
+    return t, c
+
+
 @kernel
 def _score_sums_kernel(p, y, w, mask, eps, bins, acc, count, bin_sums):
     """Add games ``p``/``y`` (weights ``w``, mask ``mask``: length 0 = none) to the
     running sums ``acc`` and, with ``bins`` > 0, to the uniform calibration bins
     (``count``; ``bin_sums`` rows: weight, weight * p, weight * y; bin edges i / bins
-    as :func:`calibration` draws them)."""
+    as :func:`calibration` draws them). The sums are held in locals through the loop
+    (the same additions in the same order as :func:`_add` on ``acc``: the same bits,
+    about twice as fast as going through the array, which may alias the inputs)."""
     has_w = w.shape[0] > 0
     has_m = mask.shape[0] > 0
+    n_all, n_dec = acc[_N], acc[_DEC_N]
+    sw, cw = acc[_W], acc[_W + 1]
+    sll, cll = acc[_LL], acc[_LL + 1]
+    sbr, cbr = acc[_BR], acc[_BR + 1]
+    shit, chit = acc[_HIT], acc[_HIT + 1]
+    sdw, cdw = acc[_DEC_W], acc[_DEC_W + 1]
+    sdh, cdh = acc[_DEC_HIT], acc[_DEC_HIT + 1]
     for i in range(p.shape[0]):
         if has_m and not mask[i]:
             continue
@@ -159,19 +180,25 @@ def _score_sums_kernel(p, y, w, mask, eps, bins, acc, count, bin_sums):
         yi = y[i]
         wi = w[i] if has_w else 1.0
         pc = min(max(pi, eps), 1.0 - eps)
-        ll = -(yi * math.log(pc) + (1.0 - yi) * math.log1p(-pc))
+        # y ln p + (1 - y) ln(1 - p); with y 0 or 1 the other term is an exact zero
+        if yi == 1.0:
+            ll = -math.log(pc)
+        elif yi == 0.0:
+            ll = -math.log1p(-pc)
+        else:
+            ll = -(yi * math.log(pc) + (1.0 - yi) * math.log1p(-pc))
         fav = pi - 0.5
         res = yi - 0.5
         hit = 0.5 if fav == 0.0 or res == 0.0 else (1.0 if (fav > 0.0) == (res > 0.0) else 0.0)
-        acc[_N] += 1.0
-        _add(acc, _W, wi)
-        _add(acc, _LL, wi * ll)
-        _add(acc, _BR, wi * (pi - yi) * (pi - yi))
-        _add(acc, _HIT, wi * hit)
+        n_all += 1.0
+        sw, cw = _neumaier(sw, cw, wi)
+        sll, cll = _neumaier(sll, cll, wi * ll)
+        sbr, cbr = _neumaier(sbr, cbr, wi * (pi - yi) * (pi - yi))
+        shit, chit = _neumaier(shit, chit, wi * hit)
         if res != 0.0:
-            acc[_DEC_N] += 1.0
-            _add(acc, _DEC_W, wi)
-            _add(acc, _DEC_HIT, wi * hit)
+            n_dec += 1.0
+            sdw, cdw = _neumaier(sdw, cdw, wi)
+            sdh, cdh = _neumaier(sdh, cdh, wi * hit)
         if bins > 0:
             k = min(int(pi * bins), bins - 1)
             # p * bins can round across an edge: the edges (k / bins) decide
@@ -183,6 +210,13 @@ def _score_sums_kernel(p, y, w, mask, eps, bins, acc, count, bin_sums):
             bin_sums[0, k] += wi
             bin_sums[1, k] += wi * pi
             bin_sums[2, k] += wi * yi
+    acc[_N], acc[_DEC_N] = n_all, n_dec
+    acc[_W], acc[_W + 1] = sw, cw
+    acc[_LL], acc[_LL + 1] = sll, cll
+    acc[_BR], acc[_BR + 1] = sbr, cbr
+    acc[_HIT], acc[_HIT + 1] = shit, chit
+    acc[_DEC_W], acc[_DEC_W + 1] = sdw, cdw
+    acc[_DEC_HIT], acc[_DEC_HIT + 1] = sdh, cdh
 
 
 class ScoreSums:
