@@ -75,7 +75,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
-from fastrate._vecmath import exp, fma
+from fastrate._vecmath import exp, fma, select
 from fastrate.data import Ratings
 from fastrate.errors import InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
@@ -337,11 +337,23 @@ def _pair_score(d, var, eps):
     return _cdf((d - eps) * ic), _cdf((-d - eps) * ic)
 
 
-#: matches of three or more teams whose message schedules run interleaved: consecutive
+#: matches of three or more teams whose message schedules run side by side: consecutive
 #: matches with the same number of teams and no player in common are independent, so
-#: their chains of divisions, square roots and exponentials overlap in the CPU (the
+#: one difference update of all of them is a loop over lanes that LLVM vectorises (the
 #: schedule of one match is a chain of dependent operations)
-_LANES = 4
+_LANES = 16
+#: the schedule's work array: team ``k`` of lane ``b`` at ``k * _BLK + b``, its fields at
+#: these offsets (structure of arrays within a team's block, so the lanes of a field are
+#: contiguous): prior precision and precision-mean, the messages from the difference
+#: above (``L``) and below (``R``), the truncation message of the difference below it,
+#: that difference's draw margin and whether it is a tie (1.0), whether the lane's
+#: schedule runs (1.0, in every block), whether the lane's last update of that difference
+#: took the scalar path (1.0) and its squared changes in the forward and the backward
+#: pass (one array with constant distances between all of them: LLVM vectorises a loop
+#: over a lane block only without run-time alias checks)
+(_PP, _PT, _LP, _LT, _RP, _RT, _QP, _QT, _MARG, _TIE, _ACT, _FIX, _DLF,
+ _DLB) = (f * _LANES for f in range(14))
+_BLK = 14 * _LANES
 
 
 @inline_kernel
@@ -394,16 +406,7 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
     tm = np.empty(size)  # team mean, variance of performance, players (weight > 0)
     tv = np.empty(size)
     tn = np.empty(size)
-    lp = np.empty(size)  # message from the difference below / above (natural params)
-    lt = np.empty(size)
-    rp = np.empty(size)
-    rt = np.empty(size)
-    qp = np.empty(size)  # truncation messages of the differences
-    qt = np.empty(size)
-    marg = np.empty(size)  # draw margins of the differences
-    pp = np.empty(size)  # team priors in natural parameters
-    pt = np.empty(size)
-    tie = np.zeros(size, dtype=np.bool_)  # difference x of lane b is a tie
+    wk = np.zeros(max_t * _BLK)  # the schedule's messages (see _BLK)
     lg = np.empty(max_t)  # log-scores for the multi-team win probabilities
     ctm = np.empty(max_t)  # one lane's team sums, contiguous (pair predictions)
     ctv = np.empty(max_t)
@@ -411,8 +414,7 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
     xw = np.empty(max_t * (max_t - 1) // 2)  # per pair: P(first wins), P(second wins)
     xl = np.empty(max_t * (max_t - 1) // 2)
     lane_t0 = np.empty(nl, dtype=np.int64)  # first team of each lane's match
-    active = np.zeros(nl, dtype=np.bool_)
-    dsweep = np.empty(nl)
+    active = np.zeros(nl)  # 1.0: the lane's schedule runs
     dlast = np.empty(nl)
     stamp = np.full(mu.shape[0], -1, dtype=np.int64)  # batch a player is in
     pair = 0
@@ -559,62 +561,75 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
             # -- messages --------------------------------------------------------
             for k in range(nt):
                 i = k * nl + b
-                lp[i] = 0.0
-                lt[i] = 0.0
-                rp[i] = 0.0
-                rt[i] = 0.0
-                qp[i] = 0.0
-                qt[i] = 0.0
-                pp[i] = 1.0 / tv[i]
-                pt[i] = tm[i] / tv[i]
+                x = k * _BLK + b
+                wk[x + _LP] = 0.0
+                wk[x + _LT] = 0.0
+                wk[x + _RP] = 0.0
+                wk[x + _RT] = 0.0
+                wk[x + _QP] = 0.0
+                wk[x + _QT] = 0.0
+                wk[x + _PP] = 1.0 / tv[i]
+                wk[x + _PT] = tm[i] / tv[i]
+                wk[x + _TIE] = 0.0
+                wk[x + _ACT] = 1.0
                 if k < nd:
-                    marg[i] = dfac * math.sqrt(tn[i] + tn[i + nl])
-                    tie[i] = rank[tb + k] == rank[tb + k + 1]
+                    wk[x + _MARG] = dfac * math.sqrt(tn[i] + tn[i + nl])
+                    if rank[tb + k] == rank[tb + k + 1]:
+                        wk[x + _TIE] = 1.0
                 else:
-                    marg[i] = 0.0
-            active[b] = True
+                    wk[x + _MARG] = 0.0
+            active[b] = 1.0
+        for b in range(nb, nl):  # the unused lanes: finite values, never stored
+            active[b] = 0.0
+            for k in range(nt):
+                x = k * _BLK + b
+                for f in range(_PP, _BLK, nl):
+                    wk[x + f] = 0.0
+                wk[x + _PP] = 1.0
+                wk[x + _MARG] = 1.0
         # -- the schedule, all lanes of the batch in step --------------------------
         n_act = nb
         it = 0
         while it < max_it and n_act > 0:
-            for b in range(nb):
-                dsweep[b] = 0.0
-            for x in range(nd - 1):
-                i0 = x * nl
-                for b in range(nb):
-                    if active[b]:
-                        dl = _diff_update(i0 + b, i0 + nl + b, 1, pp, pt, lp, lt, rp, rt, qp,
-                                          qt, marg, tie[i0 + b])
-                        if dl > dsweep[b]:
-                            dsweep[b] = dl
-            for x in range(nd - 1, 0, -1):
-                i0 = x * nl
-                for b in range(nb):
-                    if active[b]:
-                        dl = _diff_update(i0 + b, i0 + nl + b, 2, pp, pt, lp, lt, rp, rt, qp,
-                                          qt, marg, tie[i0 + b])
-                        if dl > dsweep[b]:
-                            dsweep[b] = dl
+            # forward over the differences 0 .. nd-2, backward over nd-1 .. 1 (one call
+            # site, see _diff_lanes)
+            for st in range(2 * nd - 2):
+                fwd = st < nd - 1
+                x = st if fwd else 2 * nd - 2 - st
+                _diff_step(x * _BLK, 1 if fwd else 2, wk)
             it += 1
             for b in range(nb):
-                if active[b]:
-                    dlast[b] = dsweep[b]
-                    if dsweep[b] <= tol2:
-                        active[b] = False
+                if active[b] > 0.0:
+                    # the sweep's largest change, in the order of the updates
+                    ds = 0.0
+                    for x in range(nd - 1):
+                        dl = wk[x * _BLK + _DLF + b]
+                        if dl > ds:
+                            ds = dl
+                    for x in range(nd - 1, 0, -1):
+                        dl = wk[x * _BLK + _DLB + b]
+                        if dl > ds:
+                            ds = dl
+                    dlast[b] = ds
+                    if ds <= tol2:
+                        active[b] = 0.0
                         n_act -= 1
+                        for k in range(nt):
+                            wk[k * _BLK + _ACT + b] = 0.0
         for b in range(nb):
             tb = lane_t0[b]
             if not dlast[b] <= tol2:
                 unconverged[m + b] = 1
-            _send_left(b, nl + b, pp, pt, lp, lt, rp, rt, qp, qt)
-            _send_right((nd - 1) * nl + b, nd * nl + b, pp, pt, lp, lt, rp, rt, qp, qt)
+            _send_left(b, _BLK + b, wk)
+            _send_right((nd - 1) * _BLK + b, nd * _BLK + b, wk)
             # -- players ---------------------------------------------------------
             for k in range(nt):
                 i = k * nl + b
-                cp = lp[i] + rp[i]
+                x = k * _BLK + b
+                cp = wk[x + _LP] + wk[x + _RP]
                 if not cp > 0.0:
                     cp = 0.0
-                ct = lt[i] + rt[i]
+                ct = wk[x + _LT] + wk[x + _RT]
                 for s in range(tpo[tb + k], tpo[tb + k + 1]):
                     ws = weight[s]
                     if ws > 0.0:
@@ -632,21 +647,22 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
 
 
 @inline_kernel
-def _diff_update(x, x1, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
-    """Difference ``x`` between teams at ``x`` and ``x1`` (work-array indices): its
+def _diff_update(x, x1, send, w, tie):
+    """Difference ``x`` between teams at ``x`` and ``x1`` (indices of the teams' blocks in
+    the work array ``w``, fields at the ``_PP`` ... offsets): its
     downward message from the teams' cavities (team ``x``
     without its message from below, team ``x1`` without its message from above;
-    ``pp``/``pt`` the teams' prior precision and precision-mean), the truncation's
+    ``_PP``/``_PT`` the teams' prior precision and precision-mean), the truncation's
     moment match and the new truncation message, then (``send`` 1) the message to team
     ``x1`` as :func:`_send_right` or (``send`` 2) to team ``x`` as :func:`_send_left`
     would give it, formed from the moment match directly (one division on the path
     from one difference to the next). Returns the square of the change of the
     difference's marginal (the package's ``max(|d tau|, sqrt|d pi|)``), which the
     schedule compares with ``tolerance^2``."""
-    p0 = pp[x] + rp[x]
-    t0 = pt[x] + rt[x]
-    p1 = pp[x1] + lp[x1]
-    t1 = pt[x1] + lt[x1]
+    p0 = w[x + _PP] + w[x + _RP]
+    t0 = w[x + _PT] + w[x + _RT]
+    p1 = w[x1 + _PP] + w[x1 + _LP]
+    t1 = w[x1 + _PT] + w[x1 + _LT]
     # N(m0 - m1, 1/p0 + 1/p1) in natural parameters: (dp, dt) = (p0 p1, t0 p1 - t1 p0)/s
     s = p0 + p1
     pr = p0 * p1
@@ -656,7 +672,7 @@ def _diff_update(x, x1, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
     dt = nm * r
     sq = math.sqrt(dp)
     # t = dt/sqrt(dp) = nm/sqrt(p0 p1 s)
-    v, omw = _v_w(nm / math.sqrt(pr * s), marg[x] * sq, tie)
+    v, omw = _v_w(nm / math.sqrt(pr * s), w[x + _MARG] * sq, tie)
     # the new truncation message (dp/omw - dp, (dt + sq v)/omw - dt) = (a, b)/omw
     a = dp * (1.0 - omw)
     b = dt * (1.0 - omw) + sq * v
@@ -664,61 +680,176 @@ def _diff_update(x, x1, send, pp, pt, lp, lt, rp, rt, qp, qt, marg, tie):
     q = a * inv
     qtn = b * inv
     # the package's change max(|d tau|, sqrt|d pi|), squared (no square root)
-    dtau = qtn - qt[x]
+    dtau = qtn - w[x + _QT]
     delta = dtau * dtau
-    dpi = abs(q - qp[x])
+    dpi = abs(q - w[x + _QP])
     if dpi > delta:
         delta = dpi
-    qp[x] = q
-    qt[x] = qtn
+    w[x + _QP] = q
+    w[x + _QT] = qtn
     if send == 1:  # -> team x+1 (t_{x+1} = t_x - d_x): N(t0/p0 - qt/q, 1/p0 + 1/q)
         if a > 0.0:
             h = 1.0 / (p0 * omw + a)
-            rp[x1] = p0 * a * h
-            rt[x1] = (t0 * a - b * p0) * h
+            w[x1 + _RP] = p0 * a * h
+            w[x1 + _RT] = (t0 * a - b * p0) * h
         else:
-            rp[x1] = 0.0
-            rt[x1] = 0.0
+            w[x1 + _RP] = 0.0
+            w[x1 + _RT] = 0.0
     elif send == 2:  # -> team x (t_x = d_x + t_{x+1})
         if a > 0.0:
             h = 1.0 / (p1 * omw + a)
-            lp[x] = p1 * a * h
-            lt[x] = (t1 * a + b * p1) * h
+            w[x + _LP] = p1 * a * h
+            w[x + _LT] = (t1 * a + b * p1) * h
         else:
-            lp[x] = 0.0
-            lt[x] = 0.0
+            w[x + _LP] = 0.0
+            w[x + _LT] = 0.0
     return delta
 
 
 @inline_kernel
-def _send_right(x, x1, pp, pt, lp, lt, rp, rt, qp, qt):
-    """Difference ``x`` -> team ``x1`` (the next): ``t_{x+1} = t_x - d_x``."""
-    q = qp[x]
-    if not q > 0.0:
-        rp[x1] = 0.0
-        rt[x1] = 0.0
-        return
-    p0 = pp[x] + rp[x]
-    t0 = pt[x] + rt[x]
-    # N(t0/p0 - qt/q, 1/p0 + 1/q)
-    r = 1.0 / (p0 + q)
-    rp[x1] = p0 * q * r
-    rt[x1] = (t0 * q - qt[x] * p0) * r
+def _erfcx_ratio_nb(y):
+    """:func:`_erfcx_ratio` for ``y >= 0`` without a branch (both rationals, one
+    selected: the same bits as the branch taken; the other one sees a harmless argument,
+    so that nothing overflows or divides by zero when the kernel runs as Python)."""
+    small = y <= 4.0
+    ye = select(small, y, 0.0)
+    y2 = ye * ye
+    y4 = y2 * y2
+    num4 = fma(_C8, y4 * y4, fma(fma(fma(_C0, ye, _C1), y2, fma(_C2, ye, _C3)), y4,
+                                 fma(fma(_C4, ye, _C5), y2, fma(_C6, ye, _C7))))
+    den4 = fma(y4, y4, fma(fma(fma(_D0, ye, _D1), y2, fma(_D2, ye, _D3)), y4,
+                           fma(fma(_D4, ye, _D5), y2, fma(_D6, ye, _D7))))
+    ya = select(small, 5.0, y)
+    u = 1.0 / (ya * ya)
+    num = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
+    den = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
+    return (select(small, num4, fma(_INV_SQRTPI, den, -u * num)),
+            select(small, den4, den * ya))
 
 
 @inline_kernel
-def _send_left(x, x1, pp, pt, lp, lt, rp, rt, qp, qt):
-    """Difference ``x`` -> team ``x``: ``t_x = d_x + t_{x+1}`` (``x1`` the next team)."""
-    q = qp[x]
+def _v_win_nb(x):
+    """``v = phi(x)/Phi(x)`` of :func:`_phi_v` (its three branches all evaluated, one
+    selected: the same bits) for ``x >= -30``, so a loop over lanes vectorises."""
+    y = -x * 0.7071067811865476
+    num, den = _erfcx_ratio_nb(abs(y))
+    ex = _exp_inline(-0.5 * x * x)
+    ym = select(abs(y) <= _ERF_SMALL, y, 0.0)  # (the branch's own range, or 0)
+    yy = ym * ym
+    n1 = fma(fma(fma(fma(_A4, yy, _A0), yy, _A1), yy, _A2), yy, _A3)
+    d1 = fma(fma(fma(yy + _B0, yy, _B1), yy, _B2), yy, _B3)
+    v_hi = _SQRT_2_OVER_PI * den / num
+    v_mid = 2.0 * _INV_SQRT2PI * ex * d1 / (d1 - ym * n1)
+    v_lo = _INV_SQRT2PI * ex * den / (den - 0.5 * ex * num)
+    return select(y > _ERF_SMALL, v_hi, select(y >= -_ERF_SMALL, v_mid, v_lo))
+
+
+@inline_kernel
+def _diff_lanes(x, fwd, w):
+    """:func:`_diff_update` of difference ``x`` (the block index of its upper team) in
+    every lane at once, for the lanes that are active (``act``), not a tie and not in
+    the win's far tail (``t - e >= -30``), with :func:`_v_win_nb`: a loop without
+    branches that LLVM vectorises; each lane does the operations of the scalar update
+    in the same order (the same bits). The other lanes are left unchanged; the active
+    ones among them, which still need :func:`_diff_update`, are marked 1.0 in ``_FIX``
+    and counted in the return value. Each lane's change goes to ``_DLF`` (``fwd``: the
+    message goes to the next team, ``send`` 1) or ``_DLB`` (to this team, ``send`` 2),
+    whatever it is for the lanes left. The direction is selected, not branched on, so
+    that the schedule has one copy of this loop (LLVM vectorised only one of two)."""
+    u = w[x:]  # (indices from 0 up: no negative-index fix-up, which blocks vectorising)
+    nfix = 0
+    for b in range(_LANES):
+        p0 = u[_PP + b] + u[_RP + b]
+        t0 = u[_PT + b] + u[_RT + b]
+        p1 = u[_BLK + _PP + b] + u[_BLK + _LP + b]
+        t1 = u[_BLK + _PT + b] + u[_BLK + _LT + b]
+        s = p0 + p1
+        pr = p0 * p1
+        nm = t0 * p1 - t1 * p0
+        r = 1.0 / s
+        dp = pr * r
+        dt = nm * r
+        sq = math.sqrt(dp)
+        xa = nm / math.sqrt(pr * s) - u[_MARG + b] * sq
+        on = u[_ACT + b] > 0.0
+        ok = on & (u[_TIE + b] == 0.0) & (xa >= _TAIL)
+        nfix += on != ok  # (ok implies on)
+        u[_FIX + b] = select(on != ok, 1.0, 0.0)
+        xa = select(ok, xa, 0.0)  # (the lanes not stored: finite values)
+        v = _v_win_nb(xa)
+        omw = 1.0 - v * (v + xa)
+        a = dp * (1.0 - omw)
+        bb = dt * (1.0 - omw) + sq * v
+        inv = 1.0 / omw
+        q = a * inv
+        qtn = bb * inv
+        qp0 = u[_QP + b]
+        qt0 = u[_QT + b]
+        dtau = qtn - qt0
+        delta = dtau * dtau
+        dpi = abs(q - qp0)
+        delta = select(dpi > delta, dpi, delta)
+        u[_QP + b] = select(ok, q, qp0)
+        u[_QT + b] = select(ok, qtn, qt0)
+        pos = a > 0.0
+        # forward: the message to team x1 from p0, t0; backward: to team x from p1, t1
+        px = select(fwd, p0, p1)
+        h = 1.0 / (px * omw + a)
+        mp = select(pos, px * a * h, 0.0)
+        mt = select(pos, select(fwd, t0 * a - bb * p0, t1 * a + bb * p1) * h, 0.0)
+        okf = ok & fwd
+        okb = ok & (not fwd)
+        u[_BLK + _RP + b] = select(okf, mp, u[_BLK + _RP + b])
+        u[_BLK + _RT + b] = select(okf, mt, u[_BLK + _RT + b])
+        u[_LP + b] = select(okb, mp, u[_LP + b])
+        u[_LT + b] = select(okb, mt, u[_LT + b])
+        u[_DLF + b] = select(fwd, delta, u[_DLF + b])
+        u[_DLB + b] = select(fwd, u[_DLB + b], delta)
+    return nfix
+
+
+@inline_kernel
+def _diff_step(x, send, w):
+    """One difference update (block ``x``) in every active lane: :func:`_diff_lanes`, then
+    :func:`_diff_update` for the lanes it left (ties, the far tail); each lane's change
+    goes to ``_DLF`` (``send`` 1) or ``_DLB`` (``send`` 2) of the block."""
+    if _diff_lanes(x, send == 1, w) > 0:
+        dl_at = _DLF if send == 1 else _DLB
+        for b in range(_LANES):
+            xb = x + b
+            if w[xb + _FIX] != 0.0:
+                w[xb + dl_at] = _diff_update(xb, xb + _BLK, send, w, w[xb + _TIE] != 0.0)
+
+
+@inline_kernel
+def _send_right(x, x1, w):
+    """Difference ``x`` -> team ``x1`` (the next): ``t_{x+1} = t_x - d_x``."""
+    q = w[x + _QP]
     if not q > 0.0:
-        lp[x] = 0.0
-        lt[x] = 0.0
+        w[x1 + _RP] = 0.0
+        w[x1 + _RT] = 0.0
         return
-    p1 = pp[x1] + lp[x1]
-    t1 = pt[x1] + lt[x1]
+    p0 = w[x + _PP] + w[x + _RP]
+    t0 = w[x + _PT] + w[x + _RT]
+    # N(t0/p0 - qt/q, 1/p0 + 1/q)
+    r = 1.0 / (p0 + q)
+    w[x1 + _RP] = p0 * q * r
+    w[x1 + _RT] = (t0 * q - w[x + _QT] * p0) * r
+
+
+@inline_kernel
+def _send_left(x, x1, w):
+    """Difference ``x`` -> team ``x``: ``t_x = d_x + t_{x+1}`` (``x1`` the next team)."""
+    q = w[x + _QP]
+    if not q > 0.0:
+        w[x + _LP] = 0.0
+        w[x + _LT] = 0.0
+        return
+    p1 = w[x1 + _PP] + w[x1 + _LP]
+    t1 = w[x1 + _PT] + w[x1 + _LT]
     r = 1.0 / (p1 + q)
-    lp[x] = p1 * q * r
-    lt[x] = (t1 * q + qt[x] * p1) * r
+    w[x + _LP] = p1 * q * r
+    w[x + _LT] = (t1 * q + w[x + _QT] * p1) * r
 
 
 # ----------------------------------------------------------------------------------
