@@ -251,6 +251,19 @@ def _cdf(x):
 
 
 @inline_kernel
+def _cdf_nb(x):
+    """:func:`_cdf` without a branch (both of its forms evaluated, one selected: the same
+    bits), so that a loop of them vectorises."""
+    y = -x * 0.7071067811865476
+    ay = abs(y)
+    small = ay <= _ERF_SMALL
+    lo = 0.5 - 0.5 * _erf_small(select(small, y, 0.0))
+    num, den = _erfcx_ratio_nb(select(small, 1.0, ay))
+    h = 0.5 * _exp_inline(-y * y) * (num / den)
+    return select(small, lo, select(y > 0.0, h, 1.0 - h))
+
+
+@inline_kernel
 def _phi_v(x, with_phi):
     """``(Phi(x), v)`` for ``x >= -30`` with ``v = phi(x)/Phi(x)`` and ``Phi(x) =
     erfc(-x/sqrt2)/2`` (``Phi`` only when ``with_phi``, else 0; ``v`` the same bits
@@ -411,8 +424,11 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
     ctm = np.empty(max_t)  # one lane's team sums, contiguous (pair predictions)
     ctv = np.empty(max_t)
     ctn = np.empty(max_t)
-    xw = np.empty(max_t * (max_t - 1) // 2)  # per pair: P(first wins), P(second wins)
-    xl = np.empty(max_t * (max_t - 1) // 2)
+    # per pair: P(first wins), P(second wins) (each loop of normal cdfs runs on one array
+    # indexed from 0: no run-time alias checks or negative-index fix-ups, so it vectorises)
+    max_pairs = max_t * (max_t - 1) // 2
+    xw = np.empty(max_pairs)
+    xl = np.empty(max_pairs)
     lane_t0 = np.empty(nl, dtype=np.int64)  # first team of each lane's match
     active = np.zeros(nl)  # 1.0: the lane's schedule runs
     dlast = np.empty(nl)
@@ -538,8 +554,9 @@ def _trueskill_kernel(mto, tpo, player, rank, weight, mu, sigma, games, params, 
                         xl[npr] = (-d - eps) * ic
                         npr += 1
                 for q in range(npr):
-                    xw[q] = _cdf(xw[q])
-                    xl[q] = _cdf(xl[q])
+                    xw[q] = _cdf_nb(xw[q])
+                for q in range(npr):
+                    xl[q] = _cdf_nb(xl[q])
                 for q in range(npr):
                     pair_pred[pair + q] = 0.5 * (1.0 + xw[q] - xl[q])
                 pair += npr
