@@ -274,7 +274,7 @@ def test_a_batch_fit_does_not_continue_from_saved_ratings():
     ({"w2": math.inf}, "'w2' of WHRConfig"),
     ({"virtual_games": -1.0}, "'virtual_games' of WHRConfig must be a float in \\[0.001, "),
     ({"virtual_games": 0.0}, "'virtual_games' of WHRConfig must be a float in \\[0.001, "),
-    ({"advantage": 1e6}, "'advantage' of WHRConfig must be a float in \\[-100000, 100000\\]"),
+    ({"advantage": 1e4}, "'advantage' of WHRConfig must be a float in \\[-1000, 1000\\]"),
     ({"time_unit": 0}, "'time_unit' of WHRConfig"),
     ({"tolerance": 0.0}, "'tolerance' of WHRConfig"),
     ({"max_iterations": 2.5}, "'max_iterations' of WHRConfig must be an integer"),

@@ -54,6 +54,12 @@ from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
 __all__ = ["WengLinConfig", "STATE", "MODELS", "rate", "expected_score", "predict_win",
            "predict_draw", "predict_rank", "margin_factor"]
 
+#: the weakest strength ``exp((mu - max mu)/c)`` is held at ``e^-300``: a team 300 c or more
+#: behind (thousands of points at the usual scale, reached only with huge or negative
+#: team sums) would otherwise underflow, and the Plackett-Luce update's ``1/S^2`` with it
+#: (NaN ratings, found by the config fuzzing at mu = -9,400 with teams of two)
+MIN_LOG_STRENGTH = -300.0
+
 STATE = SKILL_STATE
 
 #: model names (config ``model``); openskill's class names are accepted as well
@@ -427,7 +433,7 @@ def _plackett_luce_ffa(mto, player, rank, st, pred, pair, gp, prm):
         ic = 1.0 / c
         tot = 0.0
         for i in range(k):
-            ee[i] = exp((mu[i] - xmax) * ic)
+            ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
             tot += ee[i]
         itot = 1.0 / tot
         for i in range(k):
@@ -508,7 +514,7 @@ def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
         ic = 1.0 / c
         tot = 0.0
         for i in range(k):
-            ee[i] = exp((mu[i] - xmax) * ic)
+            ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
             tot += ee[i]
         itot = 1.0 / tot
         for i in range(k):
@@ -630,7 +636,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
         for i in range(1, k):
             xmax = max(xmax, mu[i])
         for i in range(k):
-            ee[i] = exp((mu[i] - xmax) * ic)
+            ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
         if not prm.normal:
             tot = 0.0
             for i in range(k):
@@ -664,7 +670,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
             for i in range(1, k):
                 xmax = max(xmax, fg[i])
             for i in range(k):
-                ee[i] = exp((fg[i] - xmax) / c)
+                ee[i] = exp(max((fg[i] - xmax) / c, MIN_LOG_STRENGTH))
         # Omega, Delta per team
         if model == PL:
             # rank groups [g0, g1): S_g = sum of e over g0..k-1, A_g = g1 - g0; the

@@ -130,7 +130,7 @@ class WHRConfig:
         # advantage or a shorter time unit overflowed the Hessian in the config fuzzing)
         check_number(o, "w2", self.w2, lo=1e-6, hi=1e9)
         check_number(o, "virtual_games", self.virtual_games, lo=1e-3, hi=1e6)
-        check_number(o, "advantage", self.advantage, lo=-1e5, hi=1e5)
+        check_number(o, "advantage", self.advantage, lo=-1e3, hi=1e3)
         check_number(o, "time_unit", self.time_unit, lo=1e-6, hi=1e9)
         check_number(o, "tolerance", self.tolerance, lo=1e-9, hi=1e6)
         check_number(o, "max_iterations", self.max_iterations, lo=1, hi=2**31,
