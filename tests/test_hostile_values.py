@@ -437,3 +437,16 @@ def test_from_frame_names_an_unknown_argument():
     with pytest.raises(fr.errors.InputTypeError,
                        match=r"unknown argument colour=.*column options are white, black"):
         fr.Games.from_frame({"white": ["a"], "black": ["b"], "score": [1]}, colour="x")
+
+
+def test_weng_lin_far_behind_teams_stay_finite():
+    """A team thousands of points behind (teams of two summed at mu = -9,400) underflowed
+    the Plackett-Luce strengths to 0 and gave NaN ratings (found by the config fuzzing)."""
+    from fastrate import systems
+    from fastrate.ratings.weng_lin import WengLinConfig, rate
+
+    data = systems.tiny_data("matches")
+    for model in ("plackett_luce", "bradley_terry_full", "thurstone_mosteller_part"):
+        r = rate(data, WengLinConfig(mu=-9419.0, model=model))
+        assert np.isfinite(r.rating).all() and np.isfinite(r.state["sigma"]).all(), model
+        assert np.isfinite(r.predictions).all()
