@@ -541,3 +541,46 @@ def test_two_player_update_does_not_depend_on_predicting():
         assert float(got.state["sigma"][got.players.id_of("a")]) == a[1]
         assert float(got.state["mu"][got.players.id_of("b")]) == b[0]
         assert float(got.state["sigma"][got.players.id_of("b")]) == b[1]
+
+
+def test_lanes_equal_each_match_alone():
+    """Consecutive free-for-alls with no player in common run side by side in lanes;
+    each must come out exactly as when it is rated alone (ties, partial play, far
+    upsets included)."""
+    rng = np.random.default_rng(11)
+    match, team, player, rank, weight = [], [], [], [], []
+    start: dict[str, tuple[float, float]] = {}
+    layout = []
+    next_id = 0
+    for m in range(40):
+        k = 6 if m < 20 else 8 if m < 36 else int(rng.integers(3, 9))  # runs of lanes
+        ranks = np.sort(rng.integers(1, k + 1, k))  # ties
+        names = [f"p{next_id + i}" for i in range(k)]
+        next_id += k
+        for i, name in enumerate(names):
+            match.append(m)
+            team.append(i)
+            player.append(name)
+            rank.append(int(ranks[i]))
+            weight.append(float(rng.choice([1.0, 1.0, 0.5])))
+            start[name] = (float(rng.choice([25.0, 25.0, 5000.0, -5000.0])),
+                           float(rng.uniform(1.0, 8.0)))
+        layout.append((names, [int(r) for r in ranks]))
+    initial = {"player": list(start), "mu": [v[0] for v in start.values()],
+               "sigma": [v[1] for v in start.values()],
+               "rating": [v[0] - 3 * v[1] for v in start.values()],
+               "games_played": [0] * len(start)}
+    together = trueskill.rate(Matches.from_arrays(match, team, player, rank=rank,
+                                                  weight=weight), initial=initial)
+    row = 0
+    for names, ranks in layout:
+        k = len(names)
+        alone = trueskill.rate(Matches.from_arrays([0] * k, list(range(k)), names,
+                                                   rank=ranks, weight=weight[row:row + k]),
+                               initial=initial)
+        row += k
+        for name in names:
+            a = together.players.id_of(name)
+            b = alone.players.id_of(name)
+            assert together.state["mu"][a] == alone.state["mu"][b], name
+            assert together.state["sigma"][a] == alone.state["sigma"][b], name
