@@ -235,6 +235,7 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
                      lambda names, where: game_layout(names, where, **layout), sort,
                      columns.get("time_format"), players, lambda lay: [lay.first, lay.second],
                      encoding)
+    zones = _TimeZones()
     while True:
         with clock("read"):
             item = next(tables, None)
@@ -244,10 +245,45 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
         del item
         if table.num_rows == 0:
             continue
+        zones.check(table, game_layout(table.column_names, src.name or "the input",
+                                       **layout).time, src)
         games, last = _built(lambda t, s: games_from_table(t, sort=False, source=s, **columns),
                              table, src, clock, players, last)
         del table
         yield games
+
+
+class _TimeZones:
+    """Times with and without a UTC offset must not mix in one input: a chunk's reader
+    refuses a mix within the chunk, and this compares the chunks (each is all one kind,
+    so its first text time tells)."""
+
+    def __init__(self) -> None:
+        self.first: tuple[bool, str, str] | None = None  # (aware, time, where)
+
+    def check(self, table: Any, column: str | None, src: Any) -> None:
+        import pyarrow as pa
+
+        from fastrate.data.periods import has_utc_offset
+
+        if column is None or column not in table.column_names:
+            return
+        col = table.column(column)
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            return
+        valid = col.drop_null()
+        if len(valid) == 0:
+            return
+        text = str(valid[0].as_py())
+        aware = has_utc_offset(text)
+        where = src.where(0)
+        if self.first is None:
+            self.first = (aware, text, where)
+        elif self.first[0] != aware:
+            raise InputError(
+                f"column '{column}' must not mix times with and without a UTC offset; "
+                f"found {self.first[1]!r} at {self.first[2]} but {text!r} at {where}; give "
+                "every time an offset (Z, +02:00) or none")
 
 
 def _built(build: Callable[[Any, Any], Any], table: Any, src: Any, clock: _Clock,
@@ -552,6 +588,7 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
     tables = _tables(source, format, chunk_rows,
                      lambda names, where: match_layout(names, where, **layout), sort,
                      columns.get("time_format"), players, lambda lay: [lay.player], encoding)
+    zones = _TimeZones()
 
     def build(table: Any, src: Any) -> Matches:
         nonlocal last
@@ -567,6 +604,8 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
         table, src = item
         if table.num_rows == 0:
             continue
+        zones.check(table, match_layout(table.column_names, src.name or "the input",
+                                        **layout).time, src)
         if held is not None:
             if held[0].schema != table.schema:
                 table = table.cast(held[0].schema)

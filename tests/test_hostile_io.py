@@ -583,3 +583,19 @@ def test_fuzz_time_strings_are_read_exactly(items):
             parse_time(texts)
         return
     assert parse_time(texts).tolist() == want.tolist()
+
+
+def test_time_zones_mixed_across_chunks_are_refused(tmp_path):
+    """Each chunk alone is one kind; the input mixes times with and without an offset:
+    refused as the whole file is (issue 15 §2)."""
+    text = ("date,white,black,score\n2024-01-01T10:00:00Z,a,b,1\n2024-01-02T10:00:00Z,b,c,0\n"
+            "2024-01-03T10:00:00,c,a,1\n2024-01-04T10:00:00,a,c,0\n")
+    path = write(tmp_path / "g.csv", text.encode())
+    whole = cli("rate", path, "--chunk-rows", "0")
+    assert whole.exit_code == 1 and "must not mix times" in whole.output
+    chunked = cli("rate", path, "--chunk-rows", "2")
+    assert chunked.exit_code == 1, chunked.output
+    assert "must not mix times with and without a UTC offset" in chunked.output
+    assert "row 3" in chunked.output and "Traceback" not in chunked.output
+    ok = write(tmp_path / "z.csv", text.replace(":00,", ":00Z,").encode())
+    assert cli("rate", ok, "--chunk-rows", "2").exit_code == 0

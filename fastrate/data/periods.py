@@ -21,7 +21,7 @@ from fastrate.data._csr import run_starts
 from fastrate.errors import InputError
 
 __all__ = ["parse_time", "bucket_periods", "is_period_spec", "period_labels", "period_starts",
-           "PERIOD_ORIGIN", "TIME_RANGE", "civil_days"]
+           "PERIOD_ORIGIN", "TIME_RANGE", "civil_days", "has_utc_offset"]
 
 
 _FIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|h|d|w)\s*$")
@@ -158,6 +158,11 @@ def _arrow_text_to_ns(x: Any, column: str, source: Source) -> np.ndarray | None:
         i = int(np.argmax(np.asarray(strings.is_null().to_numpy(zero_copy_only=False))))
         raise fail_at(column, "must be a date or time, not missing", {i: None}, i, source)
     return _iso_to_ns(strings, column, source)
+
+
+def has_utc_offset(text: str) -> bool:
+    """Whether an ISO 8601 time string ends in a UTC offset (``Z``, ``+02``, ``+02:00``)."""
+    return _OFFSET.search(text) is not None
 
 
 def _iso_to_ns(strings: Any, column: str, source: Source) -> np.ndarray:
