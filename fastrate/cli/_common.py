@@ -11,6 +11,10 @@ from typing import Any
 import click
 
 FORMATS = ("csv", "parquet", "json")
+#: --example choices: the bundled data sets (fastrate.datasets.EXAMPLES)
+EXAMPLE_CHOICES = ("football", "f1", "f1_teams")
+#: the examples that are matches (long format) rather than two-player games
+MATCH_EXAMPLES = ("f1", "f1_teams")
 
 
 def input_options(fn: Callable) -> Callable:

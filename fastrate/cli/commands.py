@@ -8,7 +8,9 @@ from typing import Any
 import click
 
 from fastrate.cli._common import (
+    EXAMPLE_CHOICES,
     FORMATS,
+    MATCH_EXAMPLES,
     GameProgress,
     Progress,
     column_kwargs,
@@ -21,12 +23,6 @@ from fastrate.cli._common import (
     split_columns,
     window_options,
 )
-
-#: --example choices: the bundled data sets (fastrate.datasets.EXAMPLES)
-EXAMPLE_CHOICES = ("football", "f1", "f1_teams")
-#: the examples that are matches (long format) rather than two-player games
-MATCH_EXAMPLES = ("f1", "f1_teams")
-
 
 #: the rating period a period-based system gets when the games have times but no
 #: --period was given

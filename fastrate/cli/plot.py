@@ -7,10 +7,15 @@ from collections.abc import Callable
 
 import click
 
-from fastrate.cli._common import column_kwargs, input_options, load_games
+from fastrate.cli._common import (
+    EXAMPLE_CHOICES,
+    MATCH_EXAMPLES,
+    column_kwargs,
+    input_options,
+    load_games,
+)
 
 #: the examples that are matches (long format)
-_MATCH_EXAMPLES = ("f1", "f1_teams")
 
 
 def _picture_options(fn: Callable) -> Callable:
@@ -31,7 +36,7 @@ def _data_options(multiple: bool) -> Callable:
         fn = click.option("-s", "--system", "systems", multiple=multiple, metavar="SPEC",
                           help=f"{what}: elo, glicko2, 'elo:k=20', trueskill ... (default: "
                           "elo, or trueskill for matches).")(fn)
-        fn = click.option("--example", type=click.Choice(("football", "f1", "f1_teams")),
+        fn = click.option("--example", type=click.Choice(EXAMPLE_CHOICES),
                           help="A bundled data set instead of FILE.")(fn)
         return click.argument("file", required=False, type=click.Path())(fn)
     return decorate
@@ -47,7 +52,7 @@ def _load(file, example, systems, input_format, kw, output):
     image_format(output)
     if isinstance(systems, str):
         systems = (systems,)
-    matches = example in _MATCH_EXAMPLES
+    matches = example in MATCH_EXAMPLES
     specs = [SystemSpec.parse(s) for s in (systems or ())]
     if not specs:
         specs = [SystemSpec.parse("trueskill" if matches else "elo")]

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import click
 
-from fastrate.cli._common import column_kwargs, input_options, load_games
+from fastrate.cli._common import (
+    EXAMPLE_CHOICES,
+    MATCH_EXAMPLES,
+    column_kwargs,
+    input_options,
+    load_games,
+)
 
 
 def command_line() -> str:
@@ -18,7 +24,7 @@ def command_line() -> str:
 
 @click.command("report")
 @click.argument("file", required=False, type=click.Path())
-@click.option("--example", type=click.Choice(("football", "f1", "f1_teams")),
+@click.option("--example", type=click.Choice(EXAMPLE_CHOICES),
               help="Report on a bundled data set instead of FILE.")
 @click.option("-s", "--system", "systems", multiple=True, metavar="SPEC",
               help="A rating system (repeatable), as for 'fastrate evaluate' (default: elo "
@@ -53,10 +59,10 @@ def report_command(file, example, systems, output, burn_in, top, points, input_f
     from fastrate.systems import SystemSpec
 
     columns = column_kwargs(kw)
-    default = (["trueskill", "weng_lin"] if example in ("f1", "f1_teams")
+    default = (["trueskill", "weng_lin"] if example in MATCH_EXAMPLES
                else ["elo", "glicko2"])
     specs = [SystemSpec.parse(s) for s in (systems or default)]
-    as_matches = example in ("f1", "f1_teams") or any(
+    as_matches = example in MATCH_EXAMPLES or any(
         registry.get(s.name).data == "matches" for s in specs)
     from pathlib import Path
 

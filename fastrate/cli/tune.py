@@ -8,6 +8,8 @@ import sys
 import click
 
 from fastrate.cli._common import (
+    EXAMPLE_CHOICES,
+    MATCH_EXAMPLES,
     column_kwargs,
     input_options,
     load_games,
@@ -17,7 +19,6 @@ from fastrate.cli._common import (
 )
 
 #: --example choices (fastrate.datasets)
-EXAMPLES = ("football", "f1", "f1_teams")
 
 
 class _TrialBar:
@@ -48,7 +49,7 @@ class _TrialBar:
 
 @click.command("tune")
 @click.argument("file", required=False, type=click.Path())
-@click.option("--example", type=click.Choice(EXAMPLES), help="Tune on a bundled data set "
+@click.option("--example", type=click.Choice(EXAMPLE_CHOICES), help="Tune on a bundled data set "
               "instead of FILE.")
 @click.option("-s", "--system", "spaces", multiple=True, metavar="SPACE",
               help="A search space (repeatable): a spec with ranges and lists, e.g. "
@@ -121,7 +122,7 @@ def tune_command(file, example, spaces, strategy, trials, grid_points, seed, met
     if use_dask and scheduler is not None:
         raise ConfigError("give either --dask (a local cluster) or --scheduler, not both")
     parsed = [Space.parse(s) for s in spaces]
-    as_matches = example in ("f1", "f1_teams") or any(
+    as_matches = example in MATCH_EXAMPLES or any(
         systems.get(p.system).data == "matches" for p in parsed)
     games = load_games(file, example, input_format, columns, matches=as_matches)
     bar = _TrialBar(progress)
