@@ -373,3 +373,53 @@ def test_cli_rates_a_pgn_file(tmp_path):
     assert out.read_text().splitlines()[0].replace('"', "").startswith("player,rating,rd")
     res = CliRunner().invoke(main, ["rate", str(path), "--winner", "w"])
     assert res.exit_code == 1 and "a PGN file has fixed tags" in res.output
+
+
+# ----------------------------------------------------------------------------------
+# fuzzing (issue 15): any bytes, and PGN-like text with broken pieces, give either one
+# clear FastrateError or games whose scores and ids are all sound; never another error
+
+_PIECES = ['[White "a"]', '[Black "b"]', '[Result "1-0"]', '[Result "0-1"]',
+           '[Result "1/2-1/2"]', '[Result "*"]', '[Date "2024.01.02"]', '[Date "????.??.??"]',
+           '[White ""]', '[Black "a"]', '[White "x\\"y"]', '[Event "e"]', "1. e4 e5 2. Nf3",
+           "{comment", "}", "(", ")", "1-0", "0-1", "1/2-1/2", "*", "%escape", "\n", "\n\n",
+           "[", "]", '"', "\x00", "\xff", "\x1a", ";", "$1", "[Result", '[Date "2024.13.40"]']
+
+
+def _check_games_or_clear_error(data: bytes) -> None:
+    from fastrate.errors import FastrateError
+    from fastrate.io.pgn_games import parse_pgn
+
+    try:
+        games = parse_pgn(data)
+    except FastrateError as e:
+        assert "\n" not in str(e).strip(), str(e)
+        return
+    assert games.n_games >= 1
+    assert np.isin(games.score, [0.0, 0.5, 1.0]).all()
+    assert (games.white != games.black).all()
+    assert games.white.min() >= 0 and games.black.max() < games.n_players
+
+
+_GAME = '[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n1. e4 e5 {r}\n\n'
+
+
+@settings(max_examples=150, deadline=None)
+@given(parts=st.lists(st.sampled_from(_PIECES), max_size=40),
+       games=st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("abcd"),
+                                st.sampled_from(["1-0", "0-1", "1/2-1/2", "*"])),
+                      max_size=6),
+       where=st.integers(0, 7))
+def test_fuzzed_pgn_text(parts, games, where):
+    """Whole games with broken pieces put before, between or after them."""
+    text = "".join(_GAME.format(w=w, b=b, r=r) for w, b, r in games)
+    cut = min(len(text), where * 40)
+    junk = " ".join(parts)
+    _check_games_or_clear_error((text[:cut] + junk + text[cut:]).encode("utf-8",
+                                                                      "surrogateescape"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=400))
+def test_fuzzed_pgn_bytes(data):
+    _check_games_or_clear_error(data)
