@@ -450,3 +450,14 @@ def test_weng_lin_far_behind_teams_stay_finite():
         r = rate(data, WengLinConfig(mu=-9419.0, model=model))
         assert np.isfinite(r.rating).all() and np.isfinite(r.state["sigma"]).all(), model
         assert np.isfinite(r.predictions).all()
+
+
+def test_bradley_terry_huge_advantage_predicts_without_overflow():
+    """An advantage of -123,302 Elo (inside the range) overflowed 10^x in the expected
+    score with a RuntimeWarning (found by the config fuzzing); the score is exactly 0."""
+    from fastrate import systems
+    from fastrate.ratings.bradley_terry import BTConfig
+
+    data = systems.tiny_data("games")
+    r = systems.get("bradley_terry").rate(data, BTConfig(advantage=-123302.0))
+    assert np.isfinite(r.rating).all() and np.isfinite(r.predictions).all()

@@ -34,7 +34,8 @@ def expected_score(rating_a, rating_b, scale: float = 400.0, advantage: float = 
     0.7597
     """
     d = np.asarray(rating_a, dtype=np.float64) - np.asarray(rating_b, dtype=np.float64)
-    return 1.0 / (1.0 + np.power(10.0, -(d + advantage) / scale))
+    with np.errstate(over="ignore"):  # a lead beyond ~123,000 points: exactly 0 or 1
+        return 1.0 / (1.0 + np.power(10.0, -(d + advantage) / scale))
 
 
 # ----------------------------------------------------------------------------------
