@@ -461,3 +461,11 @@ def test_bradley_terry_huge_advantage_predicts_without_overflow():
     data = systems.tiny_data("games")
     r = systems.get("bradley_terry").rate(data, BTConfig(advantage=-123302.0))
     assert np.isfinite(r.rating).all() and np.isfinite(r.predictions).all()
+
+
+def test_a_nul_in_a_name_is_refused_from_python_too():
+    """The readers refuse a NUL in decoded text; names handed in from Python as well."""
+    with pytest.raises(InputError, match=r"column 'black' must not hold a NUL character; "
+                                         r"found 'a\\x00x' at row 2"):
+        fr.Games.from_arrays(["bob", "ann"], ["ann", "a\x00x"], [1, 0])
+    fr.Games.from_arrays(["bob"], ["ann"], [1])  # ordinary names pass

@@ -126,6 +126,10 @@ class Games:
             bi = player_ids(as_1d(b, "black"), "black", len(index), src)
         else:
             index, (wi, bi) = PlayerIndex.intern(w, b, names=("white", "black"), source=src)
+            if not (is_arrow_array(w) or is_arrow_array(b)):
+                # (the file readers refuse a NUL in the text they decode; names handed
+                # in from Python are checked here, once per distinct name)
+                _refuse_nul_names(index, wi, bi, src)
         del white, black, w, b  # the names (e.g. Arrow columns) are not needed any more
         same = wi == bi
         if same.any():
@@ -264,6 +268,23 @@ def player_ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np
         raise fail_at(column, f"must be a player id in [0, {n_players})", ids,
                       int(np.argmax(bad)), source)
     return ids
+
+
+def _refuse_nul_names(index: PlayerIndex, white: np.ndarray, black: np.ndarray,
+                      src: Source) -> None:
+    """A player name with a NUL character is refused, naming its first row."""
+    names = index.names
+    if names.dtype.kind not in "OU":
+        return
+    bad = [i for i, x in enumerate(names.tolist()) if isinstance(x, str) and "\x00" in x]
+    if not bad:
+        return
+    pid = bad[0]
+    rows = np.flatnonzero((white == pid) | (black == pid))
+    column = "white" if white[rows[0]] == pid else "black"
+    raise InputError(f"column '{src.column(column)}' must not hold a NUL character; found "
+                     f"{format_value(names[pid])} at {src.where(int(rows[0]))}; remove it "
+                     "from the name")
 
 
 def _lever_columns(context: Any, best_of: Any, share: Any, entry: Any, n: int,
