@@ -51,12 +51,22 @@ __all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "match_chunks", "CHU
 _GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral")
 
 
+def _name_kind(names: np.ndarray) -> str:
+    """What a chunk's player names are: integer ids, text, or other values (float ids)."""
+    if names.dtype.kind in "iu":
+        return "integer ids"
+    if names.dtype.kind in "OUS" and (names.shape[0] == 0 or isinstance(names[0], str)):
+        return "text"
+    return "other values (not integers or text)"
+
+
 class _GrowingIndex:
     """The players seen so far, in order of first appearance, in one append-only buffer
     (so that every chunk's :class:`PlayerIndex` is a view that extends the last)."""
 
     def __init__(self) -> None:
         self.names: np.ndarray | None = None
+        self.kind = ""  # integer ids, text or other values: one kind for the whole input
         self.n = 0
         # integer names: a direct table (id - lo -> index, -1 unseen) while the ids are
         # dense enough, so that a chunk's lookup costs its own names only
@@ -72,13 +82,14 @@ class _GrowingIndex:
 
         names = local.names
         k = names.shape[0]
+        kind = _name_kind(names)
         if self.names is None:
-            kind = np.int64 if names.dtype.kind in "iu" else object
-            self.names = np.empty(max(2 * k, 1024), dtype=kind)
-        elif (self.names.dtype == object) != (names.dtype.kind not in "iu"):
-            raise InputError(f"player names change type at {where}: integer ids before, "
-                             f"{'text' if names.dtype.kind not in 'iu' else 'integers'} now; "
-                             "make the player columns one type in every file")
+            self.kind = kind
+            self.names = np.empty(max(2 * k, 1024),
+                                  dtype=np.int64 if kind == "integer ids" else object)
+        elif kind != self.kind:
+            raise InputError(f"player names change type at {where}: {self.kind} before, "
+                             f"{kind} now; make the player columns one type in every file")
         direct = self.names.dtype != object and self._cover(names)
         if direct:
             assert self.table is not None

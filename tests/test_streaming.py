@@ -316,3 +316,15 @@ def test_team_evaluation_in_chunks_is_the_whole_one_to_the_bit(long_file, chunk_
     for label in whole.calibration:
         for k, v in whole.calibration[label].items():
             assert np.array_equal(v, chunked.calibration[label][k], equal_nan=True), k
+
+
+def test_player_names_that_change_kind_between_chunks_are_refused(tmp_path):
+    """Text names in one file and float ids in the next gave an internal Arrow error;
+    now one line names the row and both kinds."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "1.csv").write_text("white,black,score\na,b,1\nb,c,0\n")
+    (folder / "2.csv").write_text("white,black,score\n1.5,2.5,1\n")
+    with pytest.raises(InputError, match=r"player names change type at row 1 \(line 2 of "
+                                         r"2.csv\): text before, other values"):
+        streaming.rate_chunks(folder, "elo", chunk_rows=1)
