@@ -35,6 +35,7 @@ import numpy as np
 from fastrate.data import Games, Ratings
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
 from fastrate.data.game_table import game_layout, time_values
+from fastrate.data.games import GAME_ARRAYS
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
 from fastrate.data.players import NameTable, PlayerIndex
@@ -48,7 +49,6 @@ __all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "match_chunks", "CHU
            "count_rows"]
 
 #: per-game arrays of :class:`Games` that a chunk carries over (the rest is per chunk)
-_GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral")
 
 
 def _name_kind(names: np.ndarray) -> str:
@@ -341,7 +341,7 @@ def _join(a: Games | None, b: Games) -> Games:
     if a is None or a.n_games == 0:
         return b
     parts: dict[str, Any] = {}
-    for name in _GAME_ARRAYS:
+    for name in GAME_ARRAYS:
         x, y = getattr(a, name), getattr(b, name)
         if (x is None) != (y is None):
             raise InputError(f"the chunks' columns differ: '{name}' is missing from some "
@@ -355,7 +355,7 @@ def _split(games: Games, at: int) -> tuple[Games, Games]:
     def part(sl: slice) -> Games:
         return dataclasses.replace(games, **{
             name: None if getattr(games, name) is None else getattr(games, name)[sl]
-            for name in _GAME_ARRAYS})
+            for name in GAME_ARRAYS})
     return part(slice(0, at)), part(slice(at, None))
 
 

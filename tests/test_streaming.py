@@ -328,3 +328,19 @@ def test_player_names_that_change_kind_between_chunks_are_refused(tmp_path):
     with pytest.raises(InputError, match=r"player names change type at row 1 \(line 2 of "
                                          r"2.csv\): text before, other values"):
         streaming.rate_chunks(folder, "elo", chunk_rows=1)
+
+
+def test_chunks_carry_the_lever_columns(tmp_path):
+    """The per-game columns of Elo's levers (points share, match format) travel with the
+    games when chunks are cut and joined at period boundaries (Games.GAME_ARRAYS): the
+    same ratings as the whole input."""
+    import pyarrow.csv as pacsv
+
+    from fastrate.datasets import example_path
+
+    path = tmp_path / "results.csv"
+    pacsv.write_csv(pacsv.read_csv(example_path("football")), path)
+    spec = ("elo", fastrate.elo.EloConfig(update="period", points_share=0.5))
+    whole = fastrate.elo.rate(fastrate.read_games(path, period="year"), spec[1])
+    chunked = streaming.rate_chunks(path, spec, chunk_rows=997, period="year")
+    np.testing.assert_array_equal(chunked.rating, whole.rating)

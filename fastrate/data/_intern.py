@@ -36,6 +36,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from fastrate._hashing import MASK64, splitmix64
 from fastrate._numba import inline_kernel, kernel
 from fastrate._vecmath import prefetch_row
 
@@ -47,11 +48,6 @@ __all__ = ["DONE", "EMPTY", "dictionary_codes", "encode_direct", "encode_direct_
 #: returned by an encoder in ``status[0]`` when the whole chunk was done
 DONE = -1
 
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _ONE = np.uint64(1)
 _EIGHT = np.uint64(8)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
@@ -59,24 +55,8 @@ _K = np.uint64(0x9FB21C651E98DF25)
 _S32 = np.uint64(32)
 
 
-@inline_kernel
-def _mix(z):
-    """The splitmix64 finaliser of a uint64 (a bijection; every input bit moves every
-    output bit)."""
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
-if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
-    _MASK64 = 2**64 - 1
-
-    def _mix(z):  # noqa: F811 - the same arithmetic on Python ints: NumPy scalars warn
-        # when they wrap around, which the pure-Python run would turn into errors
-        z = int(z) & _MASK64
-        z = ((z ^ (z >> 30)) * int(_M1)) & _MASK64
-        z = ((z ^ (z >> 27)) * int(_M2)) & _MASK64
-        return np.uint64(z ^ (z >> 31))
+#: the finaliser of every hash here (a bijection; every input bit moves every output bit)
+_mix = splitmix64
 
 
 @inline_kernel
@@ -89,7 +69,7 @@ def _step(h, w):
 
 if numba.config.DISABLE_JIT:  # pragma: no cover - the same on Python ints (coverage)
     def _step(h, w):  # noqa: F811
-        h = ((int(h) ^ int(w)) * int(_K)) & _MASK64
+        h = ((int(h) ^ int(w)) * int(_K)) & MASK64
         return np.uint64(h ^ (h >> 32))
 
 
@@ -101,7 +81,7 @@ def _start(length):
 
 if numba.config.DISABLE_JIT:  # pragma: no cover
     def _start(length):  # noqa: F811
-        return np.uint64(((int(length) * int(_K)) & _MASK64) ^ int(_SEED))
+        return np.uint64(((int(length) * int(_K)) & MASK64) ^ int(_SEED))
 
 
 @intrinsic

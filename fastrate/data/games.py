@@ -30,7 +30,13 @@ from fastrate.data.players import PlayerIndex
 from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError, InputTypeError
 
-__all__ = ["Games", "games_from_box", "player_ids", "time_and_period", "chronological_order"]
+__all__ = ["Games", "GAME_ARRAYS", "games_from_box", "player_ids", "time_and_period",
+           "chronological_order"]
+
+#: the per-game arrays of :class:`Games` (stored order; the optional ones may be None):
+#: what taking, cutting or joining games must carry along
+GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral",
+               "context", "best_of", "share", "entry")
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,15 +229,9 @@ class Games:
     def head(self, n: int) -> Games:
         """The first ``n`` games in stored (chronological) order, as games whose stored
         order is their input order (per-game outputs come back in stored order)."""
-        def cut(a):
-            return None if a is None else a[:n]
-
         return dataclasses.replace(
-            self, white=self.white[:n], black=self.black[:n], score=self.score[:n],
-            time=cut(self.time), period=cut(self.period), weight=cut(self.weight),
-            margin=cut(self.margin), neutral=cut(self.neutral), order=None,
-            context=cut(self.context), best_of=cut(self.best_of), share=cut(self.share),
-            entry=cut(self.entry),
+            self, order=None, **{k: None if getattr(self, k) is None else getattr(self, k)[:n]
+                                 for k in GAME_ARRAYS},
             source=self.source if self.order is None else dataclasses.replace(
                 self.source, rows=self.order[:n] if self.source.rows is None
                 else self.source.rows[self.order[:n]]))

@@ -19,11 +19,11 @@ from fastrate._numba import inline_kernel
 from fastrate._vecmath import LN10, exp, log, logistic, prefetch_row, select
 from fastrate.data.results import NO_PERIOD
 from fastrate.data.state import exact_values
-from fastrate.errors import InputError
+from fastrate.errors import ConfigError, InputError
 
 __all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
            "open_records", "exact_records",
-           "cap_lead", "rating_lead", "table_value", "best_of_probability",
+           "check_batch_start", "cap_lead", "rating_lead", "table_value", "best_of_probability",
            "game_probability", "records", "gather_block"]
 
 
@@ -36,6 +36,17 @@ def expected_score(rating_a, rating_b, scale: float = 400.0, advantage: float = 
     d = np.asarray(rating_a, dtype=np.float64) - np.asarray(rating_b, dtype=np.float64)
     with np.errstate(over="ignore"):  # a lead beyond ~123,000 points: exactly 0 or 1
         return 1.0 / (1.0 + np.power(10.0, -(d + advantage) / scale))
+
+
+def check_batch_start(system: str, games: Any, initial: Any) -> None:
+    """What a batch fit (``bradley_terry``, ``whr``) refuses before it starts: saved
+    ratings to continue from (a batch fit rates all games at once), and no games."""
+    if initial is not None:
+        raise ConfigError(f"{system} is a batch fit of all games at once and cannot "
+                          "continue from saved ratings (initial=); rate the earlier and the "
+                          "new games together")
+    if games.n_games == 0:
+        raise InputError(f"{system} needs at least one game")
 
 
 # ----------------------------------------------------------------------------------

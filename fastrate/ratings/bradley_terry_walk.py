@@ -61,6 +61,7 @@ from fastrate.data import Games, Ratings, period_starts
 from fastrate.data.players import PlayerIndex
 from fastrate.data.state import GAMES_PLAYED, RATING, StateColumn
 from fastrate.errors import ConfigError, InputError
+from fastrate.ratings._common import check_batch_start
 from fastrate.ratings._common import expected_score as elo_curve
 from fastrate.ratings.bradley_terry import (
     BTConfig,
@@ -237,12 +238,7 @@ def rate(games: Games, config: BTConfig = _DEFAULT, initial: Any = None) -> Rati
     check_type(games, Games, "bradley_terry.rate() needs a fastrate.Games",
                "build one with Games.from_arrays or read_games")
     check_type(config, BTConfig, "bradley_terry.rate() needs a BTConfig as config")
-    if initial is not None:
-        raise ConfigError("bradley_terry is a batch fit of all games at once and cannot "
-                          "continue from saved ratings (initial=); rate the earlier and the "
-                          "new games together")
-    if games.n_games == 0:
-        raise InputError("bradley_terry needs at least one game")
+    check_batch_start("bradley_terry", games, initial)
     final = fit_connected(games, config)  # first: errors in the data surface here
     n = games.n_players
     if final is None:

@@ -693,7 +693,7 @@ def _lever_columns(games: Games, config: EloConfig
     unused: context codes (and the number of contexts), match formats, points shares and
     entry ratings. A lever that needs a column the games lack is refused."""
     def need(name: str, what: str) -> np.ndarray:
-        column = getattr(games, name, None)
+        column = getattr(games, name)
         if column is None:
             raise InputError(f"{what} needs the games' {name!r} column (read_games(..., "
                              f"{name}='COLUMN') or --{name.replace('_', '-')} COLUMN)")
@@ -703,14 +703,12 @@ def _lever_columns(games: Games, config: EloConfig
     n_context = 0
     if config.context_weight > 0:
         context = need("context", "context_weight")
-        labels = getattr(games, "context_labels", None)
-        n_context = len(labels) if labels is not None else int(context.max()) + 1
-        n_context = max(n_context, 1)
+        n_context = max(len(games.context_labels), 1)  # (labels always come with codes)
     if config.best_of > 0:
         best_of = need("best_of", "best_of")
     share = need("share", "points_share") if config.points_share > 0 else _EMPTY_F
-    entry = getattr(games, "entry", None)
-    return (context, best_of, share, _EMPTY_F if entry is None else entry, n_context)
+    entry = _EMPTY_F if games.entry is None else games.entry
+    return context, best_of, share, entry, n_context
 
 
 def _rate(games: Games, config: EloConfig, initial: Any, resets: Any, record_pregame: bool,

@@ -82,6 +82,7 @@ from fastrate.ratings._common import (
 )
 
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q", "FamilyRule",
+           "FamilyRun", "open_family_run", "close_family_run",
            "family_touch", "family_games", "check_finite_result", "neutral_flags",
            "check_flag", "first_growth", "check_state_range",
            "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD", "MIN_RD"]
@@ -421,28 +422,60 @@ def rate(games: Games, config: GlickoConfig = GlickoConfig(), initial: Any = Non
     """
     check_type(games, Games, "rate() needs a fastrate.Games", "build one with Games.from_arrays or read_games")
     check_type(config, GlickoConfig, "config must be a GlickoConfig")
+    run = open_family_run(games, config, initial, predictions)
+    n = len(run.state.players)
+    _glicko_kernel(run.games.white, run.games.black, run.games.score,
+                   neutral_flags(run.games, config.advantage), run.period, run.starts,
+                   run.rec, _GlickoParams(run.rule, float(config.min_rd) ** 2),
+                   np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), run.pred)
+    return close_family_run(run, "glicko", "Glicko", config, predictions)
+
+
+class FamilyRun(NamedTuple):
+    """A Glicko-family run (Glicko, Stephenson) between its start and its end: the
+    player state, the games renumbered to it, the periods, the player records, the
+    predictions' buffer and the pass's :class:`FamilyRule`."""
+
+    state: PlayerState
+    games: Games
+    period: np.ndarray
+    starts: np.ndarray
+    rec: np.ndarray
+    pred: np.ndarray
+    rule: FamilyRule
+
+
+def open_family_run(games: Games, config: Any, initial: Any, predictions: bool) -> FamilyRun:
+    """The start of a run of a Glicko-scale system (``config`` has ``initial_rating``,
+    ``initial_rd``, ``c``, ``max_rd``, ``advantage`` and the first-period growth):
+    the state merged with ``initial`` and checked, the records opened on it, and the
+    rule of the pass over the games (growth ``c^2`` per period, ``q = ln 10 / 400``)."""
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd)
     check_positive_state(state, "rd", state.rd)
     check_state_range(state, rd=MAX_RD)
-    n = len(state.players)
     period = games.period_or_zero()
-    starts = period_starts(period)
-    rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
-    pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     rule = FamilyRule(GROW_PER_PERIOD, float(config.c) ** 2, float(config.max_rd) ** 2,
                       first_growth(games, config), Q,
                       3.0 * Q * Q / (math.pi * math.pi), float(config.advantage))
-    _glicko_kernel(games.white, games.black, games.score,
-                   neutral_flags(games, config.advantage), period, starts, rec,
-                   _GlickoParams(rule, float(config.min_rd) ** 2),
-                   np.empty(n + 1, dtype=np.int64), np.empty((8, BLOCK)), pred)
+    return FamilyRun(state, games, period, period_starts(period),
+                     open_records(games, state, state.rating, state.rd * state.rd, initial),
+                     np.empty(games.n_games if predictions else 0, dtype=np.float64), rule)
+
+
+def close_family_run(run: FamilyRun, system: str, label: str, config: Any,
+                     predictions: bool) -> Ratings:
+    """The end of a :func:`open_family_run` run: the records closed into the state
+    (rating, ``rd = sqrt(RD^2)``), checked finite, as :class:`Ratings` with the exact
+    values a continued run starts from."""
+    state, games, rec = run.state, run.games, run.rec
     played = close_records(rec, games, state)
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
-    check_finite_result("Glicko", state.players, rating=state.rating, rd=state.rd)
-    return Ratings(system="glicko", players=state.players, rating=state.rating,
-                   games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
+    check_finite_result(label, state.players, rating=state.rating, rd=state.rd)
+    return Ratings(system=system, players=state.players, rating=state.rating,
+                   games_played=state.games_played,
+                   predictions=games.to_input_order(run.pred) if predictions else None,
                    config=config, rd=state.rd, last_period=reported_last(games, state),
                    exact=exact_records(rec))
 

@@ -59,7 +59,7 @@ import numpy as np
 
 from fastrate._numba import kernel
 from fastrate._validate import check_number, check_type
-from fastrate.data import Games, PlayerState, Ratings, period_starts
+from fastrate.data import Games, Ratings
 from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
 from fastrate.ratings._common import (
     BLOCK,
@@ -70,31 +70,23 @@ from fastrate.ratings._common import (
     REC_LEVEL,
     REC_STAMP,
     REC_VAR,
-    check_positive_state,
-    close_records,
-    exact_records,
     exp,
     gather_block,
-    open_records,
     prefetch_row,
     records,
-    reported_last,
     select,
 )
 from fastrate.ratings.glicko import (
-    GROW_PER_PERIOD,
     MAX_RATING,
     MAX_RD,
     MIN_RD,
     FamilyRule,
-    Q,
-    check_finite_result,
     check_flag,
-    check_state_range,
+    close_family_run,
     family_touch,
-    first_growth,
     g,
     neutral_flags,
+    open_family_run,
 )
 
 __all__ = ["StephensonConfig", "rate", "expected_score", "STATE"]
@@ -312,33 +304,15 @@ def rate(games: Games, config: StephensonConfig = StephensonConfig(), initial: A
     check_type(games, Games, "rate() needs a fastrate.Games",
                "build one with Games.from_arrays or read_games")
     check_type(config, StephensonConfig, "config must be a StephensonConfig")
-    state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
-                                       rd=config.initial_rd)
-    check_positive_state(state, "rd", state.rd)
-    check_state_range(state, rd=MAX_RD)
-    n = len(state.players)
-    period = games.period_or_zero()
-    starts = period_starts(period)
-    rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
-    pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
-    rule = FamilyRule(GROW_PER_PERIOD, float(config.c) ** 2, float(config.max_rd) ** 2,
-                      first_growth(games, config), Q,
-                      3.0 * Q * Q / (math.pi * math.pi), float(config.advantage))
-    params = _StephParams(rule, float(config.h_dev) ** 2, float(config.bonus) / 100.0,
+    run = open_family_run(games, config, initial, predictions)
+    n = len(run.state.players)
+    params = _StephParams(run.rule, float(config.h_dev) ** 2, float(config.bonus) / 100.0,
                           float(config.neighbourhood) / 100.0)
-    _stephenson_kernel(games.white, games.black, games.score,
-                       neutral_flags(games, config.advantage), period, starts, rec,
-                       records(n, 2), params, np.empty(n + 1, dtype=np.int64),
-                       np.empty((8, BLOCK)), pred)
-    played = close_records(rec, games, state)
-    state.rating[played] = rec[played, REC_LEVEL]
-    state.rd[played] = np.sqrt(rec[played, REC_VAR])
-    check_finite_result("Stephenson", state.players, rating=state.rating, rd=state.rd)
-    return Ratings(system="stephenson", players=state.players, rating=state.rating,
-                   games_played=state.games_played,
-                   predictions=games.to_input_order(pred) if predictions else None,
-                   config=config, rd=state.rd, last_period=reported_last(games, state),
-                   exact=exact_records(rec))
+    _stephenson_kernel(run.games.white, run.games.black, run.games.score,
+                       neutral_flags(run.games, config.advantage), run.period, run.starts,
+                       run.rec, records(n, 2), params, np.empty(n + 1, dtype=np.int64),
+                       np.empty((8, BLOCK)), run.pred)
+    return close_family_run(run, "stephenson", "Stephenson", config, predictions)
 
 
 # ----------------------------------------------------------------------------------

@@ -73,14 +73,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fastrate._numba import kernel
+from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
 from fastrate._vecmath import LN10, exp
 from fastrate.data import Games, Ratings, period_starts
 from fastrate.data.players import PlayerIndex
 from fastrate.data.results import RatingHistory
 from fastrate.data.state import GAMES_PLAYED, RATING, RD
-from fastrate.errors import ConfigError, InputError
+from fastrate.errors import InputError
+from fastrate.ratings._common import check_batch_start
 
 __all__ = ["WHRConfig", "WHRFit", "STATE", "fit", "rate", "expected_score", "ELO"]
 
@@ -158,6 +159,35 @@ class _Params(NamedTuple):
 # kernels
 
 
+@inline_kernel
+def _player_terms(a, e, nstart, nend, step, opp, score, hand, r, grad, diag, off, par):
+    """The gradient and the tridiagonal Hessian (``diag``, ``off``) of the log-posterior
+    along one player's active nodes ``a:e``: his games (Bradley-Terry with the
+    advantage ``hand``), the prior's virtual draws on his first node, and the Wiener
+    process between consecutive nodes (``1 / (w2 * days)``)."""
+    for k in range(a, e):
+        gk = 0.0
+        hk = 0.0
+        for s in range(nstart[k], nend[k]):
+            q = 1.0 / (1.0 + exp(r[opp[s]] - r[k] - hand[s]))
+            gk += score[s] - q
+            hk -= q * (1.0 - q)
+        grad[k] = gk
+        diag[k] = hk
+    if par.prior > 0.0:
+        q = 1.0 / (1.0 + exp(-r[a]))
+        grad[a] += par.prior * (0.5 - q)
+        diag[a] -= par.prior * q * (1.0 - q)
+    for k in range(a, e - 1):
+        c = 1.0 / (par.w2 * (step[k + 1] - step[k]))
+        dr = (r[k] - r[k + 1]) * c
+        grad[k] -= dr
+        grad[k + 1] += dr
+        diag[k] -= c
+        diag[k + 1] -= c
+        off[k] = c
+
+
 @kernel
 def _whr_sweeps(pstart, pend, nstart, nend, step, opp, score, hand, r, diag, off, grad,
                 moved, par, stats):
@@ -178,27 +208,7 @@ def _whr_sweeps(pstart, pend, nstart, nend, step, opp, score, hand, r, diag, off
             e = pend[p]
             if e <= a:
                 continue
-            for k in range(a, e):
-                gk = 0.0
-                hk = 0.0
-                for s in range(nstart[k], nend[k]):
-                    q = 1.0 / (1.0 + exp(r[opp[s]] - r[k] - hand[s]))
-                    gk += score[s] - q
-                    hk -= q * (1.0 - q)
-                grad[k] = gk
-                diag[k] = hk
-            if par.prior > 0.0:
-                q = 1.0 / (1.0 + exp(-r[a]))
-                grad[a] += par.prior * (0.5 - q)
-                diag[a] -= par.prior * q * (1.0 - q)
-            for k in range(a, e - 1):
-                c = 1.0 / (par.w2 * (step[k + 1] - step[k]))
-                dr = (r[k] - r[k + 1]) * c
-                grad[k] -= dr
-                grad[k + 1] += dr
-                diag[k] -= c
-                diag[k + 1] -= c
-                off[k] = c
+            _player_terms(a, e, nstart, nend, step, opp, score, hand, r, grad, diag, off, par)
             # tridiagonal LU (Thomas): diag becomes the pivots, grad the forward solution
             if diag[a] > -1e-300:
                 diag[a] = -1e-300
@@ -245,30 +255,18 @@ def _whr_sweeps(pstart, pend, nstart, nend, step, opp, score, hand, r, diag, off
 
 
 @kernel
-def _whr_variances(pstart, pend, nstart, nend, step, opp, hand, r, diag, off, back, var,
-                   par):
+def _whr_variances(pstart, pend, nstart, nend, step, opp, score, hand, r, grad, diag, off,
+                   back, var, par):
     """The diagonal of ``-H^{-1}`` for every active node (Coulom's appendix formulas),
-    ``H`` each player's Hessian at ``r``, into ``var``."""
+    ``H`` each player's Hessian at ``r`` (:func:`_player_terms`; ``grad`` is scratch),
+    into ``var``."""
     n_players = pstart.shape[0]
     for p in range(n_players):
         a = pstart[p]
         e = pend[p]
         if e <= a:
             continue
-        for k in range(a, e):
-            hk = 0.0
-            for s in range(nstart[k], nend[k]):
-                q = 1.0 / (1.0 + exp(r[opp[s]] - r[k] - hand[s]))
-                hk -= q * (1.0 - q)
-            diag[k] = hk
-        if par.prior > 0.0:
-            q = 1.0 / (1.0 + exp(-r[a]))
-            diag[a] -= par.prior * q * (1.0 - q)
-        for k in range(a, e - 1):
-            c = 1.0 / (par.w2 * (step[k + 1] - step[k]))
-            diag[k] -= c
-            diag[k + 1] -= c
-            off[k] = c
+        _player_terms(a, e, nstart, nend, step, opp, score, hand, r, grad, diag, off, par)
         # backward pivots d'_k (from the last node up), then forward pivots d_k
         back[e - 1] = diag[e - 1]
         for k in range(e - 2, a - 1, -1):
@@ -416,7 +414,8 @@ class _Solver:
         var = np.full(self.r.shape[0], np.nan)
         back = np.zeros(self.r.shape[0])
         _whr_variances(self.pstart, self.pend, self.nstart, self.nend, lay.step, lay.opp,
-                       lay.hand, self.r, self.diag, self.off, back, var, self.params)
+                       lay.score, lay.hand, self.r, self.grad, self.diag,
+                       self.off, back, var, self.params)
         return var
 
 
@@ -515,12 +514,7 @@ def rate(games: Games, config: WHRConfig = _DEFAULT, initial: Any = None) -> Rat
     predicted by the fit on the periods before it, each refit warm-started from the
     previous one."""
     _check(games, config, "rate")
-    if initial is not None:
-        raise ConfigError("whr is a batch fit of all games at once and cannot continue "
-                          "from saved ratings (initial=); rate the earlier and the new games "
-                          "together")
-    if games.n_games == 0:
-        raise InputError("whr needs at least one game")
+    check_batch_start("whr", games, initial)
     solver = _Solver(games, config)
     g = games.n_games
     starts = (period_starts(games.period) if games.period is not None

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from fastrate.data import Games, Matches, RatingHistory, Ratings, period_starts
+from fastrate.data.games import GAME_ARRAYS
 from fastrate.errors import ConfigError
 from fastrate.systems import SystemSpec
 
@@ -28,7 +29,6 @@ __all__ = ["rating_history", "snapshots", "center_and_uncertainty", "rating_tabl
 UNCERTAINTY_COLUMNS = ("rd", "sigma")
 
 #: per-item arrays of the containers, by what they are indexed by
-_GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral")
 _MATCH_ARRAYS = ("time", "period", "match_labels")
 _TEAM_ARRAYS = ("rank", "team_labels", "score")
 _SEAT_ARRAYS = ("player", "weight", "row")
@@ -45,7 +45,7 @@ def slice_data(data: Games | Matches, lo: int, hi: int) -> Games | Matches:
     if isinstance(data, Games):
         return dataclasses.replace(data, order=None, dropped=(), **{
             k: None if getattr(data, k) is None else getattr(data, k)[lo:hi]
-            for k in _GAME_ARRAYS})
+            for k in GAME_ARRAYS})
     mto, tpo = data.match_team_offsets, data.team_player_offsets
     t0, t1 = int(mto[lo]), int(mto[hi])
     s0, s1 = int(tpo[t0]), int(tpo[t1])

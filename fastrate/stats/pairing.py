@@ -76,6 +76,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from fastrate._hashing import MASK64, splitmix64
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_float64, check_choice, check_number, require
 from fastrate.errors import ConfigError, InputError
@@ -122,11 +123,6 @@ _SEED_MAX = 2**63 - 1
 # kernels: the random stream
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _TWO_M53 = 2.0 ** -53
 
@@ -136,21 +132,15 @@ def _next_u64(state):
     """splitmix64: advance ``state[0]`` by the golden gamma and return the mixed value."""
     z = state[0] + _GOLDEN
     state[0] = z
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    return z ^ (z >> _S31)
+    return splitmix64(z)
 
 
 if numba.config.DISABLE_JIT:  # pragma: no cover - the kernels run as Python (coverage)
-    _MASK = 2**64 - 1
-
-    def _next_u64(state):  # noqa: F811 - the same arithmetic on Python ints: NumPy
-        # scalars warn when they wrap around, which the pure-Python run would turn into errors
-        z = (int(state[0]) + int(_GOLDEN)) & _MASK
+    def _next_u64(state):  # noqa: F811 - the addition on Python ints: NumPy scalars warn
+        # when they wrap around, which the pure-Python run would turn into errors
+        z = (int(state[0]) + int(_GOLDEN)) & MASK64
         state[0] = z
-        z = ((z ^ (z >> 30)) * int(_MIX1)) & _MASK
-        z = ((z ^ (z >> 27)) * int(_MIX2)) & _MASK
-        return np.uint64(z ^ (z >> 31))
+        return splitmix64(z)
 
 
 @inline_kernel
