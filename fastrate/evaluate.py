@@ -266,13 +266,15 @@ def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,
 
 
 def score_window(data: Games | Matches, system: Any, start: int = 0, stop: int | None = None,
-                 *, draws: str = "exclude", initial: Any = None) -> dict[str, Any]:
+                 *, draws: str = "exclude", initial: Any = None,
+                 resets: Any = None) -> dict[str, Any]:
     """Rate ``data`` with one system and score its walk-forward predictions on the stored
     (chronological) rows ``start:stop`` only: the metrics of one :class:`Evaluation` row
     (``n`` and :data:`fastrate.metrics.METRICS` for games; for matches, or a system that
     rates matches, :data:`fastrate.metrics.MATCH_METRICS`), computed exactly as
     :func:`evaluate` does with the same window (the same bits). What tuning runs for
-    every configuration it tries (:func:`fastrate.tune.tune`)."""
+    every configuration it tries (:func:`fastrate.tune.tune`). ``resets``: rating resets
+    as in :func:`evaluate`, passed on when the system takes them (else ignored)."""
     spec = SystemSpec.of(system)
     n = len(data)
     stop = n if stop is None else int(stop)
@@ -283,7 +285,8 @@ def score_window(data: Games | Matches, system: Any, start: int = 0, stop: int |
         _, win, pair = _match_predictions(spec, matches, initial)
         return _metrics.match_summary(win, pair, matches.rank, matches.match_team_offsets,
                                       mask)
-    p = spec.rate(data, initial=initial).predictions
+    extra = {"resets": resets} if resets is not None and spec.system.accepts("resets") else {}
+    p = spec.rate(data, initial=initial, **extra).predictions
     if data.order is not None:
         p = p[data.order]
     return _metrics.summary(p, data.score, mask=mask, draws=draws)

@@ -416,9 +416,9 @@ def _num(x: Any) -> str:
 
 
 def _trial(data: Games | Matches, spec: str, start: int, stop: int, draws: str,
-           initial: Any) -> dict[str, Any]:
+           initial: Any, resets: Any = None) -> dict[str, Any]:
     """One configuration's fit-window metrics (what a worker runs)."""
-    return score_window(data, spec, start, stop, draws=draws, initial=initial)
+    return score_window(data, spec, start, stop, draws=draws, initial=initial, resets=resets)
 
 
 class _Runner:
@@ -447,18 +447,19 @@ class _Runner:
         return data
 
     def run(self, handle: Any, specs: list[str], start: int, stop: int, draws: str,
-            initial: Any, done: Callable[[], None]) -> list[dict[str, Any]]:
+            initial: Any, done: Callable[[], None], resets: Any = None
+            ) -> list[dict[str, Any]]:
         if self.client is not None:
             from distributed import as_completed
 
             futures = self.client.map(_trial, [handle] * len(specs), specs,
                                       start=start, stop=stop, draws=draws, initial=initial,
-                                      pure=False)
+                                      resets=resets, pure=False)
             for _ in as_completed(futures):
                 done()
             return self.client.gather(futures)
         if self.pool is not None:
-            futures = [self.pool.submit(_trial, handle, s, start, stop, draws, initial)
+            futures = [self.pool.submit(_trial, handle, s, start, stop, draws, initial, resets)
                        for s in specs]
             out = []
             for f in futures:
@@ -467,7 +468,7 @@ class _Runner:
             return out
         out = []
         for s in specs:
-            out.append(_trial(handle, s, start, stop, draws, initial))
+            out.append(_trial(handle, s, start, stop, draws, initial, resets))
             done()
         return out
 
@@ -687,7 +688,7 @@ def tune(games: Games | Matches, space: str | Sequence[str] | None = None, *,
          strategy: str | None = None, trials: int | None = None, grid_points: int = 5,
          seed: int = 0, metric: str | None = None, burn_in: int = 0, fit_until: Any = None,
          score_from: Any = None, score_until: Any = None, initial: Any = None,
-         draws: str = "exclude", workers: int = 1, dask: Any = None,
+         resets: Any = None, draws: str = "exclude", workers: int = 1, dask: Any = None,
          progress: Callable[[int, int], Any] | None = None) -> TuneResult:
     """Search ``space`` for the configuration that predicts ``games`` best.
 
@@ -703,7 +704,10 @@ def tune(games: Games | Matches, space: str | Sequence[str] | None = None, *,
     ``burn_in``, ``fit_until``, ``score_from``, ``score_until``: the windows (see
     :func:`fastrate.data.evaluation.split_windows`); trials are scored on the fit
     window, the best once on the scored window. ``initial``: starting ratings of every
-    run; ``draws``: the accuracy convention. ``workers``: parallel trials (threads, or
+    run; ``resets``: explicit rating resets (a table: player, period or time, value) for
+    the systems that take them, as in :func:`fastrate.evaluate` (Elo: FiveThirtyEight's NFL
+    franchise resets; refused when no system searched takes them); ``draws``: the
+    accuracy convention. ``workers``: parallel trials (threads, or
     Dask workers for ``dask="local"``); ``dask``: ``"local"``, a scheduler address or a
     ``distributed.Client``. ``progress(done, total)`` is called after every trial.
     """
@@ -758,6 +762,11 @@ def tune(games: Games | Matches, space: str | Sequence[str] | None = None, *,
             d.field == "advantage" for sp in spaces for d in sp.dims):
         notes.append("the first player won every game (a winner/loser layout): a tuned "
                      "advantage learns the layout, not a home advantage")
+    if resets is not None and not any(get(sp.system).accepts("resets") for sp in spaces):
+        raise ConfigError("resets: none of the systems searched takes rating resets ("
+                          + ", ".join(sp.system for sp in spaces) + "); they work with "
+                          + ", ".join(e.name for e in REGISTRY.values()
+                                      if e.accepts("resets")))
     split = split_windows(games, burn_in, fit_until, score_from, score_until)
     if split.fit[1] <= split.fit[0]:
         raise InputError("the fit window holds no games: move fit_until / score_from later "
@@ -792,7 +801,7 @@ def tune(games: Games | Matches, space: str | Sequence[str] | None = None, *,
         handle = runner.put(fit_data)
         for sp, strat, budget in plans:
             search = _Search(sp, lambda specs: runner.run(
-                handle, specs, split.fit[0], split.fit[1], draws, initial, done),
+                handle, specs, split.fit[0], split.fit[1], draws, initial, done, resets),
                 budget, metric, higher)
             if strat == "grid":
                 _grid(search, grid_points)
@@ -820,7 +829,7 @@ def tune(games: Games | Matches, space: str | Sequence[str] | None = None, *,
     fit = {"n": best["n"], **{m: best[m] for m in names}}
     full = _prefix(games, split.score[1]) if isinstance(games, Games) else games
     score = score_window(full, best["spec"], split.score[0], split.score[1], draws=draws,
-                         initial=initial)
+                         initial=initial, resets=resets)
     for r in rows:
         del r["n"]
         for p in params:

@@ -317,3 +317,61 @@ def test_default_sweep_says_which_systems_it_left_out():
     r = tune(games, None, score_from=SPLIT, trials=3)
     assert {t["system"] for t in r.trials} == {"elo"}
     assert any("glicko, glicko2" in n for n in r.notes)
+
+
+# ----------------------------------------------------------------------------------
+# rating resets (538's NFL franchise resets), as evaluate takes them
+
+
+@pytest.fixture(scope="module")
+def nfl_files(shared_data):
+    return shared_data / "fte_nfl_elo_game"
+
+
+def test_tune_with_resets_scores_as_evaluate(nfl_files):
+    import pyarrow.csv as csv
+
+    raw = csv.read_csv(nfl_files / "nfl_games.csv")
+    games = Games.from_frame(raw, white="team1", black="team2", score="result1",
+                             period="season", neutral="neutral")
+    initial = csv.read_csv(nfl_files / "initial_elos.csv").rename_columns(["player", "rating"])
+    resets = csv.read_csv(nfl_files / "season_resets.csv").rename_columns(
+        ["player", "period", "value"])
+    space = "elo:k=15|20|25,advantage=55|65"
+    res = tune(games, space, burn_in=2, score_from=1970, initial=initial, resets=resets)
+    without = tune(games, space, burn_in=2, score_from=1970, initial=initial)
+    assert res.fit["log_loss"] != without.fit["log_loss"]  # the resets matter
+    for row in res.trials:
+        # every trial's fit score is evaluate()'s on the fit window, with the same resets
+        ev = evaluate(games, [row["spec"]], burn_in=2, score_until=1970, initial=initial,
+                      resets=resets)
+        assert row["log_loss"] == ev.rows[0]["log_loss"]
+    best = evaluate(games, [res.best], burn_in=2, score_from=1970, initial=initial,
+                    resets=resets)
+    assert res.score["log_loss"] == best.rows[0]["log_loss"]
+    # every worker count and the serial run agree to the bit
+    assert tune(games, space, burn_in=2, score_from=1970, initial=initial, resets=resets,
+                workers=2).trials == res.trials
+
+
+def test_tune_resets_errors(football):
+    resets = {"player": ["Brazil"], "period": [1990], "value": [1500.0]}
+    with pytest.raises(ConfigError, match="none of the systems searched takes rating resets"):
+        tune(football, "glicko:c=10|20", resets=resets)
+
+
+def test_cli_tune_resets_as_evaluate(nfl_files):
+    runner = CliRunner()
+    cols = ["--white", "team1", "--black", "team2", "--score", "result1", "--period",
+            "season", "--neutral", "neutral", "--initial", str(nfl_files / "initial_elos.csv"),
+            "--resets", str(nfl_files / "season_resets.csv")]
+    res = runner.invoke(main, ["tune", str(nfl_files / "nfl_games.csv"), "-s",
+                               "elo:k=20|25", "--score-from", "1970", "--format", "json", *cols])
+    assert res.exit_code == 0, res.output
+    obj = json.loads(res.stdout)
+    ev = runner.invoke(main, ["evaluate", str(nfl_files / "nfl_games.csv"), "-s", obj["best"],
+                              "--score-from", "1970", "--format", "json", *cols])
+    assert ev.exit_code == 0, ev.output
+    rows = json.loads(ev.stdout)
+    row = rows[0] if isinstance(rows, list) else rows["systems"][0]
+    assert obj["score"]["log_loss"] == row["log_loss"]

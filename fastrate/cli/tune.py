@@ -77,6 +77,9 @@ class _TrialBar:
               show_default=True, help="Accuracy: leave draws out, or count a draw as half.")
 @click.option("--initial", type=click.Path(exists=True, dir_okay=False), help="Starting "
               "ratings for every run (player, rating[, rd, ...]), as in 'fastrate rate'.")
+@click.option("--resets", type=click.Path(exists=True, dir_okay=False), help="Explicit "
+              "rating resets (player, period or time, value) for the systems that take them "
+              "(elo), in every run, as in 'fastrate evaluate'.")
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Configurations evaluated at once (threads; with --dask, Dask workers).")
 @click.option("--dask", "use_dask", is_flag=True, help="Run the trials on a Dask LocalCluster "
@@ -90,7 +93,7 @@ class _TrialBar:
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: "
               "when stderr is a terminal).")
 def tune_command(file, example, spaces, strategy, trials, grid_points, seed, metric, burn_in,
-                 fit_until, score_from, score_until, draws, initial, workers, use_dask,
+                 fit_until, score_from, score_until, draws, initial, resets, workers, use_dask,
                  scheduler, input_format, output, fmt, progress, **kw) -> None:
     """Search rating systems' parameters for the best walk-forward prediction on FILE.
 
@@ -131,6 +134,7 @@ def tune_command(file, example, spaces, strategy, trials, grid_points, seed, met
                       grid_points=grid_points, seed=seed, metric=metric, burn_in=burn_in,
                       fit_until=fit_until, score_from=score_from, score_until=score_until,
                       initial=read_state_file(initial, "initial"),
+                      resets=read_state_file(resets, "resets", columns.get("period")),
                       draws=draws, workers=workers,
                       dask=scheduler if scheduler is not None else ("local" if use_dask
                                                                     else None),
