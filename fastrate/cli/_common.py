@@ -56,8 +56,12 @@ def input_options(fn: Callable) -> Callable:
         click.option("--tennis-score", metavar="COL", help="Elo points_share from a tennis "
                      "score column (6-4 3-6 7-6(5), the winner's side first): the share of "
                      "games won."),
-        click.option("--entry", "entry_col", metavar="COL", help="Elo newcomers: column of "
-                     "the starting rating of a player with no games (empty: the default)."),
+        click.option("--entry", "entry_col", metavar="COL", help="Newcomers (Elo, Glicko, "
+                     "Glicko-2, Stephenson): column of the starting rating of a player with no "
+                     "games (empty: the default)."),
+        click.option("--entry-rd", "entry_rd_col", metavar="COL", help="Newcomers (Glicko, "
+                     "Glicko-2, Stephenson): column of the starting rating deviation of a "
+                     "player with no games (empty: initial_rd)."),
         click.option("--drop-self-play", is_flag=True, default=None, help="Skip rows where "
                      "a player plays himself (counted and reported) instead of refusing them."),
         click.option("--match", "match_col", metavar="COL", help="Matches (long format): "
@@ -160,7 +164,7 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
              "second_points": "second_points", "time_col": "time", "time_format": "time_format",
              "period": "period", "weight": "weight", "margin": "margin", "neutral": "neutral",
              "context_col": "context", "best_of_col": "best_of", "share_col": "share",
-             "tennis_score": "tennis_score", "entry_col": "entry",
+             "tennis_score": "tennis_score", "entry_col": "entry", "entry_rd_col": "entry_rd",
              "drop_self_play": "drop_self_play", "match_col": "match", "team_col": "team",
              "free_for_all": "free_for_all", "player_col": "player", "rank_col": "rank",
              "place_col": "place", "unranked": "unranked", "encoding": "encoding"}
@@ -175,7 +179,7 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
 #: input options of a two-player games file only, and of a long-format matches file only
 GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "first_points", "second_points",
                      "margin", "neutral", "drop_self_play", "context", "best_of", "share",
-                     "tennis_score", "entry")
+                     "tennis_score", "entry", "entry_rd")
 MATCH_ONLY_COLUMNS = ("match", "team", "free_for_all", "player", "rank", "place", "unranked")
 
 

@@ -207,11 +207,12 @@ class GameLayout:
     share: str | None = None
     tennis_score: str | None = None  # a tennis score ("6-4 3-6 7-6(5)"): the games share
     entry: str | None = None
+    entry_rd: str | None = None  # the Glicko family's newcomers (Games.entry_rd)
 
     def columns(self) -> list[str]:
         names = [self.first, self.second, self.score, *(self.points or ()), self.margin,
                  self.time, self.period, self.weight, self.neutral, self.context,
-                 self.best_of, self.share, self.tennis_score, self.entry]
+                 self.best_of, self.share, self.tennis_score, self.entry, self.entry_rd]
         return list(dict.fromkeys(n for n in names if n is not None))
 
 
@@ -223,7 +224,7 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
             margin: str | None = None, neutral: str | None = None,
             context: str | None = None, best_of: str | None = None,
             share: str | None = None, tennis_score: str | None = None,
-            entry: str | None = None) -> GameLayout:
+            entry: str | None = None, entry_rd: str | None = None) -> GameLayout:
     """Resolve the columns of a table from their names alone (no data is read)."""
     lower = {c.lower(): c for c in cols}
 
@@ -282,6 +283,7 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
     lay.share = pick(share, "points shares") if share is not None else None
     lay.tennis_score = pick(tennis_score, "tennis scores") if tennis_score is not None else None
     lay.entry = pick(entry, "entry ratings") if entry is not None else None
+    lay.entry_rd = pick(entry_rd, "entry rating deviations") if entry_rd is not None else None
     return lay
 
 
@@ -314,7 +316,7 @@ def tennis_games_share(column: Any, first_won: np.ndarray) -> np.ndarray:
 _ARGUMENTS = (("white", "first"), ("black", "second"), ("score", "score"), ("time", "time"),
               ("period", "period"), ("weight", "weight"), ("margin", "margin"),
               ("neutral", "neutral"), ("context", "context"), ("best_of", "best_of"),
-              ("share", "share"), ("entry", "entry"))
+              ("share", "share"), ("entry", "entry"), ("entry_rd", "entry_rd"))
 
 
 
@@ -382,7 +384,7 @@ def _without_rows(col, drop: np.ndarray, keep: np.ndarray):
 def game_columns(box: list, *, white, black, score, winner, loser, first_points,
                     second_points, time, time_format, period, weight, margin, neutral, sort,
                     drop_self_play, source, context=None, best_of=None, share=None,
-                    tennis_score=None, entry=None):
+                    tennis_score=None, entry=None, entry_rd=None):
     """The arguments of :meth:`Games.from_arrays` (and the rows dropped) for the table in
     the one-element list ``box``, which it empties: when the caller keeps no reference, the table's columns are freed as soon
     as they are replaced (dropping self-play rows) -- a smaller memory peak."""
@@ -396,7 +398,7 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
                   loser=loser, first_points=first_points, second_points=second_points,
                   time=time, period=period, weight=weight, margin=margin, neutral=neutral,
                   context=context, best_of=best_of, share=share, tennis_score=tennis_score,
-                  entry=entry)
+                  entry=entry, entry_rd=entry_rd)
     renamed = [(arg, getattr(lay, part)) for arg, part in _ARGUMENTS
                if getattr(lay, part) is not None and getattr(lay, part) != arg]
     src = dataclasses.replace(src, columns=tuple(renamed))
@@ -457,7 +459,8 @@ def game_columns(box: list, *, white, black, score, winner, loser, first_points,
         "context": table.column(lay.context) if lay.context is not None else None,
         "best_of": _values(table, lay.best_of) if lay.best_of is not None else None,
         "share": _values(table, lay.share) if lay.share is not None else None,
-        "entry": _values(table, lay.entry) if lay.entry is not None else None}
+        "entry": _values(table, lay.entry) if lay.entry is not None else None,
+        "entry_rd": _values(table, lay.entry_rd) if lay.entry_rd is not None else None}
     if lay.tennis_score is not None:
         levers["share"] = tennis_games_share(table.column(lay.tennis_score), s >= 0.5)
     elif levers["share"] is None and lay.points is not None:

@@ -36,7 +36,7 @@ __all__ = ["Games", "GAME_ARRAYS", "games_from_box", "player_ids", "time_and_per
 #: the per-game arrays of :class:`Games` (stored order; the optional ones may be None):
 #: what taking, cutting or joining games must carry along
 GAME_ARRAYS = ("white", "black", "score", "time", "period", "weight", "margin", "neutral",
-               "context", "best_of", "share", "entry")
+               "context", "best_of", "share", "entry", "entry_rd")
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,6 +93,9 @@ class Games:
     #: the starting rating of a player who has no games yet, per game (NaN: the
     #: default): an entry level or tournament tier (Elo's newcomers)
     entry: np.ndarray | None = None
+    #: the starting rating deviation of a player who has no games yet, per game (NaN:
+    #: the default): the Glicko family's newcomers (finite, in [1e-3, 1e6])
+    entry_rd: np.ndarray | None = None
 
     # -- construction -------------------------------------------------------------
 
@@ -102,7 +105,7 @@ class Games:
                     neutral: Any = None, players: Sequence[Any] | PlayerIndex | None = None,
                     sort: bool = True, source: Source | str | None = None,
                     context: Any = None, best_of: Any = None, share: Any = None,
-                    entry: Any = None) -> Games:
+                    entry: Any = None, entry_rd: Any = None) -> Games:
         """Build games from arrays (NumPy, lists, pandas/polars series, Arrow arrays).
 
         ``white``/``black`` are player names (any hashable values, interned here), or
@@ -112,7 +115,9 @@ class Games:
         are out of order are stably sorted by time (``sort=True``, the default; the
         results still come back in input order) or refused (``sort=False``).
         ``context`` (labels), ``best_of`` (odd whole numbers), ``share`` (in [0, 1]) and
-        ``entry`` (ratings; NaN for none) feed Elo's modelling levers (see the fields).
+        ``entry`` (ratings; NaN for none) feed Elo's modelling levers (see the fields);
+        ``entry`` and ``entry_rd`` (rating deviations; NaN for none) give the Glicko
+        family's newcomers their starting rating and RD.
         """
         src = Source(source) if isinstance(source, str) else (source or NO_SOURCE)
         # Arrow columns and lists go to the interner as they are (no round trip through
@@ -165,7 +170,7 @@ class Games:
         if neutral is not None:
             nt = as_bool(neutral, "neutral", src)
             check_length(nt, "neutral", n)
-        levers = _lever_columns(context, best_of, share, entry, n, src)
+        levers = _lever_columns(context, best_of, share, entry, n, src, entry_rd)
         tm, pr, labels = time_and_period(time, period, n, src)
         order = chronological_order(tm, pr, sort=sort, source=src)
 
@@ -288,12 +293,13 @@ def _refuse_nul_names(index: PlayerIndex, white: np.ndarray, black: np.ndarray,
 
 
 def _lever_columns(context: Any, best_of: Any, share: Any, entry: Any, n: int,
-                   src: Source) -> dict[str, np.ndarray | None]:
+                   src: Source, entry_rd: Any = None) -> dict[str, np.ndarray | None]:
     """The per-game columns of Elo's modelling levers, validated (None when absent)."""
     from fastrate.data._csr import factorize
 
     out: dict[str, np.ndarray | None] = {"context": None, "context_labels": None,
-                                         "best_of": None, "share": None, "entry": None}
+                                         "best_of": None, "share": None, "entry": None,
+                                         "entry_rd": None}
     if context is not None:
         # a missing context (null, NaN or empty) is code -1: that game uses the overall
         # ratings only
@@ -335,7 +341,33 @@ def _lever_columns(context: Any, best_of: Any, share: Any, entry: Any, n: int,
         en = _entry(entry, src)
         check_length(en, "entry", n)
         out["entry"] = en
+    if entry_rd is not None:
+        er = _entry_rd(entry_rd, src)
+        check_length(er, "entry_rd", n)
+        out["entry_rd"] = er
     return out
+
+
+#: the range of an entry RD: the Glicko family's range of ``initial_rd``
+#: (fastrate.ratings.glicko.MIN_RD, MAX_RD; the data layer does not import the systems)
+ENTRY_RD_RANGE = (1e-3, 1e6)
+
+
+def _entry_rd(entry_rd: Any, src: Source) -> np.ndarray:
+    """Entry rating deviations: finite numbers in ``ENTRY_RD_RANGE``, or NaN / empty for
+    none."""
+    arr = as_1d(entry_rd, "entry_rd")
+    try:
+        er = require(np.asarray(arr, dtype=np.float64), np.float64)
+    except (TypeError, ValueError):
+        raise InputError("column 'entry_rd' must hold numbers (a starting rating deviation, "
+                         "or empty for none)") from None
+    lo, hi = ENTRY_RD_RANGE
+    bad = ~np.isnan(er) & ~((er >= lo) & (er <= hi))
+    if bad.any():
+        raise fail_at("entry_rd", f"must be a rating deviation from {lo:g} to {hi:g} (or "
+                      "empty for none)", er, int(np.argmax(bad)), src)
+    return er
 
 
 def _entry(entry: Any, src: Source) -> np.ndarray:
@@ -426,7 +458,7 @@ def games_from_box(box: list, *, white: str | None = None, black: str | None = N
                    drop_self_play: bool = False, source: Source | str | None = None,
                    context: str | None = None, best_of: str | None = None,
                    share: str | None = None, tennis_score: str | None = None,
-                   entry: str | None = None) -> Games:
+                   entry: str | None = None, entry_rd: str | None = None) -> Games:
     """:class:`Games` from the Arrow table in the one-element list ``box``, which it
     empties (so that the table's columns are freed as soon as they are converted);
     column options as in :func:`fastrate.io.tables.games_from_table`."""
@@ -436,7 +468,7 @@ def games_from_box(box: list, *, white: str | None = None, black: str | None = N
         time_format=time_format, period=period, weight=weight, margin=margin,
         neutral=neutral, sort=sort, drop_self_play=drop_self_play, source=source,
         context=context, best_of=best_of, share=share, tennis_score=tennis_score,
-        entry=entry)
+        entry=entry, entry_rd=entry_rd)
     games = Games.from_arrays(columns.pop("white"), columns.pop("black"), columns.pop("score"),
                               **columns)
     return dataclasses.replace(games, dropped=dropped) if dropped else games

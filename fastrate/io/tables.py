@@ -610,7 +610,8 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                      drop_self_play: bool = False,
                      source: str | Source | None = None, context: str | None = None,
                      best_of: str | None = None, share: str | None = None,
-                     tennis_score: str | None = None, entry: str | None = None):
+                     tennis_score: str | None = None, entry: str | None = None,
+                     entry_rd: str | None = None):
     """Build :class:`fastrate.Games` from a table, recognising common layouts.
 
     Players: ``white``/``black``, ``player1``/``player2``, ``home_team``/``away_team``,
@@ -626,7 +627,8 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     match format; a column named ``best_of`` is picked up), ``share=`` (the first
     player's share of the points) or ``tennis_score=`` (a tennis score such as
     ``6-4 3-6 7-6(5)``, from the winner's side, giving the share of games) and
-    ``entry=`` (a newcomer's starting rating).
+    ``entry=`` (a newcomer's starting rating; Elo and the Glicko family) and ``entry_rd=``
+    (a newcomer's starting rating deviation; Glicko, Glicko-2, Stephenson).
 
     Rows where a player plays himself are refused, or with ``drop_self_play=True``
     dropped and counted in ``games.dropped`` (errors still name the original rows).
@@ -639,7 +641,7 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                            margin=margin, neutral=neutral, sort=sort,
                            drop_self_play=drop_self_play, source=source_for(source),
                            context=context, best_of=best_of, share=share,
-                           tennis_score=tennis_score, entry=entry)
+                           tennis_score=tennis_score, entry=entry, entry_rd=entry_rd)
 
 
 def column_names(path: Path, fmt: str, encoding: str = "utf-8") -> list[str] | None:
@@ -702,7 +704,7 @@ def _player_columns(layout: Any) -> list[str]:
 GAME_OPTIONS = ("white", "black", "score", "winner", "loser", "first_points", "second_points",
                 "time", "time_format", "period", "weight", "margin", "neutral", "sort",
                 "drop_self_play", "source", "context", "best_of", "share", "tennis_score",
-                "entry")
+                "entry", "entry_rd")
 
 
 def check_path(path: Any, what: str = "path") -> Path:

@@ -18,6 +18,18 @@ in ``initial=`` is used as it is (Glickman's worked example starts at RD 200);
 ``first_period_growth=True`` gives him one period's growth, ``min(sqrt(RD^2 + c^2),
 max_rd)``, as R's PlayerRatings does.
 
+**Counting only periods with games** (``skip_empty_periods``, R PlayerRatings'
+convention): ``t`` counts only the rating periods that have games in the data (the
+player's own included), not the calendar's: ``t = lag + 1`` with ``lag`` (PlayerRatings'
+``Lag``) the number of periods with games since the player's last one, in which he did
+not play. The state then carries ``lag`` (a column of the table; a continued run reads
+it back, missing: 0), so a run continued at a period boundary repeats the full run.
+
+**Newcomers** (a player with no games yet, in this run or the saved state): at his first
+game his rating is the game's ``Games.entry`` and his RD the game's ``Games.entry_rd``
+when given (NaN: ``initial_rating`` / ``initial_rd``), before any growth; an entry level
+or a tournament tier (``--entry COL``, ``--entry-rd COL``).
+
 **Advantage** (home side, white; R PlayerRatings' ``gamma``): ``advantage`` Elo points
 are added to the first player's rating wherever the game enters the update and the
 prediction, ``r_a - r_b`` becoming ``r_a + h - r_b`` in ``E`` for both players (not on
@@ -55,7 +67,7 @@ import numpy as np
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_number, check_type
 from fastrate.data import Games, PlayerState, Ratings, period_starts
-from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD
+from fastrate.data.state import GAMES_PLAYED, LAST_PERIOD, RATING, RD, StateColumn
 from fastrate.errors import ConfigError, InputError
 from fastrate.ratings._common import (
     BLOCK,
@@ -84,7 +96,8 @@ from fastrate.ratings._common import (
 __all__ = ["GlickoConfig", "rate", "expected_score", "g", "inflate_rd", "Q", "FamilyRule",
            "FamilyRun", "open_family_run", "close_family_run",
            "family_touch", "family_games", "check_finite_result", "neutral_flags",
-           "check_flag", "first_growth", "check_state_range",
+           "check_flag", "first_growth", "check_state_range", "LAG", "newcomer_entries",
+           "dense_periods", "close_lag",
            "GROW_PER_PERIOD", "GROW_PER_MISSED", "MAX_RATING", "MAX_RD", "MIN_RD"]
 
 #: ``q = ln(10) / 400``
@@ -112,7 +125,9 @@ class GlickoConfig:
     ``advantage`` (Elo points, R PlayerRatings' ``gamma``) is added to the first
     player's rating in every non-neutral game's expected score. ``first_period_growth``
     grows a new player's RD by one period (``c^2``) before his first period, as
-    PlayerRatings does (default: Glickman's paper, no growth).
+    PlayerRatings does (default: Glickman's paper, no growth). ``skip_empty_periods``
+    counts only the rating periods that have games toward the growth (PlayerRatings'
+    ``Lag``; the state gets a ``lag`` column).
     """
 
     initial_rating: float = 1500.0
@@ -122,6 +137,7 @@ class GlickoConfig:
     min_rd: float = 0.0
     advantage: float = 0.0
     first_period_growth: bool = False
+    skip_empty_periods: bool = False
 
     def __post_init__(self) -> None:
         o = "GlickoConfig"
@@ -132,6 +148,7 @@ class GlickoConfig:
         check_number(o, "min_rd", self.min_rd, lo=0.0, hi=MAX_RD)
         check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
         check_flag(o, "first_period_growth", self.first_period_growth)
+        check_flag(o, "skip_empty_periods", self.skip_empty_periods)
         if self.min_rd > self.max_rd:
             raise ConfigError(f"'min_rd' of GlickoConfig must be at most max_rd "
                               f"({self.max_rd!r}); got {self.min_rd!r}")
@@ -392,6 +409,63 @@ def check_state_range(state: PlayerState, **limits: float) -> None:
                              f"player {state.players[i]!r}")
 
 
+#: PlayerRatings' ``Lag``: the rating periods with games since the player's last one in
+#: which he did not play (the state column of ``skip_empty_periods``)
+LAG = StateColumn("lag", "int64", 0, "rating periods with games since the last one played "
+                  "(skip_empty_periods)", minimum=0)
+
+
+def newcomer_entries(games: Games, state: PlayerState, rec: np.ndarray) -> None:
+    """A newcomer's (no games yet) starting values from the games' ``entry`` and
+    ``entry_rd`` columns at his first game (NaN: the default), into the records
+    (``REC_LEVEL`` the rating, ``REC_VAR`` RD^2, both on the Glicko scale)."""
+    if games.entry is None and games.entry_rd is None:
+        return
+    n = games.n_games
+    both = np.empty(2 * n, dtype=np.int64)
+    both[0::2] = games.white
+    both[1::2] = games.black
+    ids, pos = np.unique(both, return_index=True)
+    new = state.games_played[ids] == 0
+    ids, first = ids[new], pos[new] // 2
+    for column, target in ((games.entry, REC_LEVEL), (games.entry_rd, REC_VAR)):
+        if column is not None:
+            value = column[first]
+            given = ~np.isnan(value)
+            v = value[given]
+            rec[ids[given], target] = v if target == REC_LEVEL else v * v
+
+
+def dense_periods(games: Games, config: Any, state: PlayerState, period: np.ndarray,
+                  starts: np.ndarray, rec: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``skip_empty_periods``: the period numbers the kernel sees, ``k`` for the k-th
+    period with games of this run, and each player's last period in that count,
+    ``-1 - lag`` (``rec[:, REC_LAST]``, NaN kept for a player never rated); also the real
+    period number of every ``k`` (None when the config counts every period, or the games
+    have none: no time scale, ``lag`` passes through)."""
+    if not config.skip_empty_periods or games.period is None:
+        return period, None
+    k = starts.shape[0] - 1
+    dense = np.repeat(np.arange(k, dtype=period.dtype), np.diff(starts))
+    last = rec[:, REC_LAST]
+    rec[:, REC_LAST] = np.where(np.isnan(last), np.nan, -1.0 - state.extra["lag"])
+    return dense, period[starts[:-1]]
+
+
+def close_lag(labels: np.ndarray | None, state: PlayerState, rec: np.ndarray) -> None:
+    """After a ``skip_empty_periods`` kernel (``labels`` from :func:`dense_periods`), before
+    the records are closed: every rated player's ``lag`` (the periods with games after
+    his last one), and the real last period of those who played."""
+    if labels is None:
+        return
+    last = rec[:, REC_LAST]
+    rated = ~np.isnan(last)
+    k = labels.shape[0]
+    state.extra["lag"][rated] = (k - 1.0 - last[rated]).astype(np.int64)
+    played = rec[:, REC_STAMP] >= 0.0
+    rec[played, REC_LAST] = labels[last[played].astype(np.int64)]
+
+
 def check_finite_result(system: str, players: Any, **columns: np.ndarray) -> None:
     """Stop with a clear error, naming the player, if a run's state left the float range
     (the configs' ranges prevent it; extreme saved state or data still could)."""
@@ -443,6 +517,8 @@ class FamilyRun(NamedTuple):
     rec: np.ndarray
     pred: np.ndarray
     rule: FamilyRule
+    #: skip_empty_periods: the real period of each counted one (None: not counting)
+    labels: np.ndarray | None = None
 
 
 def open_family_run(games: Games, config: Any, initial: Any, predictions: bool) -> FamilyRun:
@@ -451,16 +527,21 @@ def open_family_run(games: Games, config: Any, initial: Any, predictions: bool) 
     the state merged with ``initial`` and checked, the records opened on it, and the
     rule of the pass over the games (growth ``c^2`` per period, ``q = ln 10 / 400``)."""
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
-                                       rd=config.initial_rd)
+                                       rd=config.initial_rd,
+                                       extra=(LAG,) if config.skip_empty_periods else ())
     check_positive_state(state, "rd", state.rd)
     check_state_range(state, rd=MAX_RD)
     period = games.period_or_zero()
     rule = FamilyRule(GROW_PER_PERIOD, float(config.c) ** 2, float(config.max_rd) ** 2,
                       first_growth(games, config), Q,
                       3.0 * Q * Q / (math.pi * math.pi), float(config.advantage))
-    return FamilyRun(state, games, period, period_starts(period),
-                     open_records(games, state, state.rating, state.rd * state.rd, initial),
-                     np.empty(games.n_games if predictions else 0, dtype=np.float64), rule)
+    starts = period_starts(period)
+    rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
+    newcomer_entries(games, state, rec)
+    period, labels = dense_periods(games, config, state, period, starts, rec)
+    return FamilyRun(state, games, period, starts, rec,
+                     np.empty(games.n_games if predictions else 0, dtype=np.float64), rule,
+                     labels)
 
 
 def close_family_run(run: FamilyRun, system: str, label: str, config: Any,
@@ -469,6 +550,7 @@ def close_family_run(run: FamilyRun, system: str, label: str, config: Any,
     (rating, ``rd = sqrt(RD^2)``), checked finite, as :class:`Ratings` with the exact
     values a continued run starts from."""
     state, games, rec = run.state, run.games, run.rec
+    close_lag(run.labels, state, rec)
     played = close_records(rec, games, state)
     state.rating[played] = rec[played, _RATING]
     state.rd[played] = np.sqrt(rec[played, _RD2])
@@ -477,7 +559,7 @@ def close_family_run(run: FamilyRun, system: str, label: str, config: Any,
                    games_played=state.games_played,
                    predictions=games.to_input_order(run.pred) if predictions else None,
                    config=config, rd=state.rd, last_period=reported_last(games, state),
-                   exact=exact_records(rec))
+                   state=dict(state.extra), exact=exact_records(rec))
 
 # ----------------------------------------------------------------------------------
 # the protocol (fastrate.systems): the per-player state a continued run needs

@@ -19,7 +19,14 @@ period ``L`` who skipped ``L+1 .. p-1`` enters period ``p`` with
 ``phi^2 + (p - L - 1) sigma^2`` (the paper's "did not compete" step, once per missed
 period). A player who has never played gets no growth before his first period.
 ``max_rd`` (default: none) caps RD after the growth and after the update, as R's
-PlayerRatings' ``rdmax`` does.
+PlayerRatings' ``rdmax`` does. ``skip_empty_periods`` (PlayerRatings' convention)
+counts only the periods that have games: the growth is ``lag sigma^2`` with ``lag``
+(PlayerRatings' ``Lag``, then a state column) the periods with games since the player's
+last one in which he did not play.
+
+**Newcomers**: a player with no games starts at his first game from the game's
+``Games.entry`` rating and ``Games.entry_rd`` when given (NaN: ``initial_rating`` /
+``initial_rd``); the volatility is ``initial_volatility``.
 
 **Advantage** (home side, white; PlayerRatings' ``gamma``): ``advantage`` points on
 the Glicko scale are added to the first player's rating in every non-neutral game,
@@ -86,14 +93,19 @@ from fastrate.ratings._common import (
 from fastrate.ratings._steps import W_ROWS, Glicko2Step, glicko2_step, solve_block
 from fastrate.ratings.glicko import (
     GROW_PER_MISSED,
+    LAG,
     MAX_RATING,
     MAX_RD,
     MIN_RD,
     FamilyRule,
     check_finite_result,
+    check_flag,
     check_state_range,
+    close_lag,
+    dense_periods,
     family_games,
     neutral_flags,
+    newcomer_entries,
 )
 
 __all__ = ["Glicko2Config", "rate", "expected_score", "g", "SCALE", "glicko2_period_step"]
@@ -114,7 +126,9 @@ class Glicko2Config:
     and ``max_iterations`` control the volatility solve; ``scale`` converts between
     the Glicko scale and the Glicko-2 scale (``mu = (r - 1500)/scale``). ``advantage``
     (points on the Glicko scale) is added to the first player's rating in every
-    non-neutral game; ``max_rd`` caps RD (``inf``: no cap, Glickman's paper).
+    non-neutral game; ``max_rd`` caps RD (``inf``: no cap, Glickman's paper);
+    ``skip_empty_periods`` counts only the periods that have games toward the growth
+    (PlayerRatings' ``Lag``; the state gets a ``lag`` column).
     """
 
     initial_rating: float = 1500.0
@@ -126,6 +140,7 @@ class Glicko2Config:
     max_iterations: int = 100
     advantage: float = 0.0
     max_rd: float = _INF
+    skip_empty_periods: bool = False
 
     def __post_init__(self) -> None:
         o = "Glicko2Config"
@@ -141,6 +156,7 @@ class Glicko2Config:
         if not (isinstance(self.max_rd, (int, float, np.integer, np.floating))
                 and not isinstance(self.max_rd, bool) and self.max_rd == _INF):
             check_number(o, "max_rd", self.max_rd, lo=MIN_RD, hi=MAX_RD)
+        check_flag(o, "skip_empty_periods", self.skip_empty_periods)
 
 
 # ----------------------------------------------------------------------------------
@@ -272,7 +288,8 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     check_type(config, Glicko2Config, "config must be a Glicko2Config")
     state, games = PlayerState.resolve(games, initial, rating=config.initial_rating,
                                        rd=config.initial_rd,
-                                       volatility=config.initial_volatility)
+                                       volatility=config.initial_volatility,
+                                       extra=(LAG,) if config.skip_empty_periods else ())
     check_positive_state(state, "rd", state.rd)
     check_positive_state(state, "volatility", state.volatility)
     check_state_range(state, rd=MAX_RD, volatility=MAX_VOLATILITY)
@@ -286,6 +303,8 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     scale = float(config.scale)
     rec = open_records(games, state, state.rating, state.rd * state.rd, initial)
     rec[:, REC_VOL] = state.volatility
+    newcomer_entries(games, state, rec)
+    period, labels = dense_periods(games, config, state, period, starts, rec)
     pred = np.empty(games.n_games if predictions else 0, dtype=np.float64)
     step: Glicko2Step = glicko2_step(config.tau, config.epsilon, config.max_iterations)
     rule = FamilyRule(GROW_PER_MISSED, scale * scale, float(config.max_rd) ** 2, 0.0,
@@ -294,6 +313,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     _glicko2_kernel(games.white, games.black, games.score,
                     neutral_flags(games, config.advantage), period, starts, rec, failed, step,
                     rule, scale, np.empty(n + 1, dtype=np.int64), pred)
+    close_lag(labels, state, rec)
     played = close_records(rec, games, state)
     state.rating[played] = rec[played, REC_LEVEL]
     state.rd[played] = np.sqrt(rec[played, REC_VAR])
@@ -304,7 +324,7 @@ def rate(games: Games, config: Glicko2Config = Glicko2Config(), initial: Any = N
     return Ratings(system="glicko2", players=state.players, rating=state.rating,
                    games_played=state.games_played, predictions=games.to_input_order(pred) if predictions else None,
                    config=config, rd=state.rd, volatility=state.volatility,
-                   last_period=reported_last(games, state),
+                   last_period=reported_last(games, state), state=dict(state.extra),
                    unconverged=np.flatnonzero(failed).astype(np.int64), exact=exact_records(rec))
 
 # ----------------------------------------------------------------------------------

@@ -38,9 +38,15 @@ plays. ``RD^2`` is kept as ``rd * rd`` of the reported ``rd``, so continuing fro
 :class:`Ratings` or its table (Arrow, Parquet, CSV, ``--initial``) gives the full run's
 values to the bit.
 
-**Deviations from PlayerRatings**: the periods are the data's period numbers, so idle
-periods without any games count toward ``t`` (PlayerRatings counts only periods that
-have games: give the games dense period labels for its behaviour); ``advantage`` applies
+**Counting only periods with games** (``skip_empty_periods``, PlayerRatings'
+convention): ``t = lag + 1`` with ``lag`` the periods with games since the player's
+last one (PlayerRatings' ``Lag``, a state column then); see :mod:`fastrate.ratings.glicko`.
+**Newcomers**: a player with no games starts from the games' ``entry`` rating and
+``entry_rd`` at his first game when given (see :mod:`fastrate.ratings.glicko`).
+
+**Deviations from PlayerRatings**: by default the periods are the data's period numbers,
+so idle periods without any games count toward ``t`` (``skip_empty_periods=True`` for
+PlayerRatings' count); ``advantage`` applies
 to every non-neutral game (PlayerRatings' ``gamma``, a scalar or one value per game).
 Games without a period form one rating period. ``weight`` and ``margin`` are not used.
 
@@ -106,7 +112,9 @@ class StephensonConfig:
     PlayerRatings' units (divided by 100 in the update). ``advantage`` (``gamma``, Elo
     points) is added to the first player's rating in every non-neutral game;
     ``max_rd`` (``rdmax``) caps RD after the growth; ``first_period_growth`` grows a
-    new player's RD by ``c`` before his first period (PlayerRatings: always).
+    new player's RD by ``c`` before his first period (PlayerRatings: always);
+    ``skip_empty_periods`` counts only the periods that have games toward ``t``
+    (PlayerRatings: always; the state gets a ``lag`` column).
     """
 
     initial_rating: float = 2200.0
@@ -118,6 +126,7 @@ class StephensonConfig:
     advantage: float = 0.0
     max_rd: float = 350.0
     first_period_growth: bool = True
+    skip_empty_periods: bool = False
 
     def __post_init__(self) -> None:
         o = "StephensonConfig"
@@ -130,6 +139,7 @@ class StephensonConfig:
         check_number(o, "advantage", self.advantage, lo=-MAX_RATING, hi=MAX_RATING)
         check_number(o, "max_rd", self.max_rd, lo=MIN_RD, hi=MAX_RD)
         check_flag(o, "first_period_growth", self.first_period_growth)
+        check_flag(o, "skip_empty_periods", self.skip_empty_periods)
 
     @classmethod
     def glicko(cls, **kw: Any) -> StephensonConfig:

@@ -22,8 +22,16 @@ Conventions (the ones fastrate documents):
 * the reported RD is the one after the player's last rated period, ``last_period``
   that period;
 * the prediction of a game: ``1 / (1 + 10 ** (-g(sqrt(RD_a^2 + RD_b^2)) (r_a - r_b)/400))``
-  with both players' onset values.
+  with both players' onset values;
+* ``skip_empty_periods`` (R PlayerRatings' convention, its ``glicko``/``glicko2``/``steph``
+  code written out): each player has a ``lag``; after every period, ``lag += 1`` for
+  every player who has a last period, then ``lag = 0`` for the period's players; the
+  growth uses ``lag`` in place of the periods since the last one (see below);
+* newcomers: ``entry`` / ``entry_rd`` (per-game lists, None or NaN for none): a player
+  with no games yet takes the rating / RD of the game where he first appears, before
+  any growth.
 """
+
 
 from __future__ import annotations
 
@@ -40,6 +48,21 @@ class Player:
     rd: float
     last_period: int | None = None
     games_played: int = 0
+    lag: int = 0
+
+
+def _given(values: list[float | None] | None, k: int) -> float | None:
+    """The per-game value ``values[k]`` when there is one (not None, not NaN)."""
+    if values is None or values[k] is None or math.isnan(values[k]):
+        return None
+    return float(values[k])
+
+
+def _lag_step(players: dict[Any, Any], onset: Any) -> None:
+    """PlayerRatings' ``nlag[ngames != 0] += 1; nlag[playi] <- 0`` after a period."""
+    for x, pl in players.items():
+        if pl.last_period is not None:
+            pl.lag = 0 if x in onset else pl.lag + 1
 
 
 def g(rd: float) -> float:
@@ -55,6 +78,8 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
          c: float = math.sqrt((350**2 - 50**2) / 30), min_rd: float = 0.0,
          state: dict[Any, Player] | None = None, advantage: float = 0.0,
          first_period_growth: bool = False, neutral: frozenset[int] = frozenset(),
+         skip_empty_periods: bool = False, entry: list[float | None] | None = None,
+         entry_rd: list[float | None] | None = None,
          ) -> tuple[dict[Any, Player], list[float]]:
     """Return the final players (name -> Player) and the prediction of every game."""
     players = {k: replace(v) for k, v in (state or {}).items()}
@@ -69,13 +94,20 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
         i = j
         # step 1: onset values of everyone who plays in this period
         onset: dict[Any, tuple[float, float]] = {}
-        for _k, _, a, b, _s in period_games:
+        for k, _, a, b, _s in period_games:
             for x in (a, b):
                 if x in onset:
                     continue
                 pl = players.setdefault(x, Player(initial_rating, initial_rd))
+                if pl.games_played == 0:
+                    r0, rd0 = _given(entry, k), _given(entry_rd, k)
+                    pl.rating = pl.rating if r0 is None else r0
+                    pl.rd = pl.rd if rd0 is None else rd0
                 rd = pl.rd
-                if p is not None and pl.last_period is not None and p > pl.last_period:
+                if p is not None and pl.last_period is not None and skip_empty_periods:
+                    # t = lag + 1: the periods with games since the last one, this one too
+                    rd = min(math.sqrt(rd**2 + c**2 * (pl.lag + 1)), max_rd)
+                elif p is not None and pl.last_period is not None and p > pl.last_period:
                     rd = min(math.sqrt(rd**2 + c**2 * (p - pl.last_period)), max_rd)
                 elif pl.last_period is None and first_period_growth:
                     rd = min(math.sqrt(rd**2 + c**2), max_rd)
@@ -104,4 +136,6 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
             pl.rating, pl.rd = new_r, new_rd
             if p is not None:
                 pl.last_period = p
+        if p is not None and skip_empty_periods:
+            _lag_step(players, onset)
     return players, predictions

@@ -24,7 +24,14 @@ Conventions (the ones fastrate documents):
   ``mu`` is raised by ``h/scale`` in both players' ``E`` and in the prediction, except in
   the games listed in ``neutral`` (indices into ``games``);
 * ``max_rd`` (PlayerRatings' ``rdmax``): RD is capped after the missed periods' growth
-  and after step 7.
+  and after step 7;
+* ``skip_empty_periods`` (R PlayerRatings' convention, its ``glicko``/``glicko2``/``steph``
+  code written out): each player has a ``lag``; after every period, ``lag += 1`` for
+  every player who has a last period, then ``lag = 0`` for the period's players; the
+  growth uses ``lag`` in place of the periods since the last one;
+* newcomers: ``entry`` / ``entry_rd`` (per-game lists, None or NaN for none): a player
+  with no games yet takes the rating / RD of the game where he first appears, before
+  any growth.
 """
 
 from __future__ import annotations
@@ -44,6 +51,21 @@ class Player:
     last_period: int | None = None
     games_played: int = 0
     unconverged: bool = False
+    lag: int = 0
+
+
+def _given(values: list[float | None] | None, k: int) -> float | None:
+    """The per-game value ``values[k]`` when there is one (not None, not NaN)."""
+    if values is None or values[k] is None or math.isnan(values[k]):
+        return None
+    return float(values[k])
+
+
+def _lag_step(players: dict[Any, Any], onset: Any) -> None:
+    """PlayerRatings' ``nlag[ngames != 0] += 1; nlag[playi] <- 0`` after a period."""
+    for x, pl in players.items():
+        if pl.last_period is not None:
+            pl.lag = 0 if x in onset else pl.lag + 1
 
 
 def g(phi: float) -> float:
@@ -92,6 +114,8 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
          scale: float = SCALE, epsilon: float = 1e-6, max_iterations: int = 100,
          state: dict[Any, Player] | None = None, advantage: float = 0.0,
          max_rd: float = math.inf, neutral: frozenset[int] = frozenset(),
+         skip_empty_periods: bool = False, entry: list[float | None] | None = None,
+         entry_rd: list[float | None] | None = None,
          ) -> tuple[dict[Any, Player], list[float]]:
     """Return the final players (name -> Player) and the prediction of every game."""
     players = {k: replace(v) for k, v in (state or {}).items()}
@@ -112,12 +136,19 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
                     continue
                 pl = players.setdefault(x, Player(initial_rating, initial_rd,
                                                   initial_volatility))
+                if pl.games_played == 0:
+                    r0, rd0 = _given(entry, _k), _given(entry_rd, _k)
+                    pl.rating = pl.rating if r0 is None else r0
+                    pl.rd = pl.rd if rd0 is None else rd0
                 mu = (pl.rating - 1500) / scale
                 phi = pl.rd / scale
                 if p is not None and pl.last_period is not None:
-                    for _missed in range(pl.last_period + 1, p):
+                    # the missed periods: every period number between (or, counting only
+                    # periods with games, the player's lag)
+                    missed = pl.lag if skip_empty_periods else max(p - pl.last_period - 1, 0)
+                    for _missed in range(missed):
                         phi = math.sqrt(phi**2 + pl.volatility**2)
-                    if p > pl.last_period + 1:
+                    if missed > 0:
                         phi = min(phi, max_rd / scale)
                 onset[x] = (mu, phi, pl.volatility)
         results: dict[Any, list[tuple[float, float, float]]] = {x: [] for x in onset}
@@ -154,4 +185,6 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 15
             pl.unconverged = not ok
             if p is not None:
                 pl.last_period = p
+        if p is not None and skip_empty_periods:
+            _lag_step(players, onset)
     return players, predictions

@@ -22,7 +22,14 @@ Conventions (the ones fastrate documents):
   ``dval = qv^2 sum g_j^2 E_j (1 - E_j)``, ``dscore = sum g_j (s_j + bval/100 - E_j)``,
   ``RD'^2 = 1 / (1 / (RD^2 + n hval^2) + dval)``,
   ``r' = r + RD'^2 qv dscore + (lambda/100) sum_j (r_j - r) / n``;
-* the prediction of a game: ``1 / (1 + 10 ** (-g(sqrt(RD_a^2 + RD_b^2)) (r_a + h - r_b)/400))``.
+* the prediction of a game: ``1 / (1 + 10 ** (-g(sqrt(RD_a^2 + RD_b^2)) (r_a + h - r_b)/400))``;
+* ``skip_empty_periods`` (R PlayerRatings' convention, its ``glicko``/``glicko2``/``steph``
+  code written out): each player has a ``lag``; after every period, ``lag += 1`` for
+  every player who has a last period, then ``lag = 0`` for the period's players; the
+  growth uses ``lag`` in place of the periods since the last one;
+* newcomers: ``entry`` / ``entry_rd`` (per-game lists, None or NaN for none): a player
+  with no games yet takes the rating / RD of the game where he first appears, before
+  any growth.
 """
 
 from __future__ import annotations
@@ -40,6 +47,21 @@ class Player:
     rd: float
     last_period: int | None = None
     games_played: int = 0
+    lag: int = 0
+
+
+def _given(values: list[float | None] | None, k: int) -> float | None:
+    """The per-game value ``values[k]`` when there is one (not None, not NaN)."""
+    if values is None or values[k] is None or math.isnan(values[k]):
+        return None
+    return float(values[k])
+
+
+def _lag_step(players: dict[Any, Any], onset: Any) -> None:
+    """PlayerRatings' ``nlag[ngames != 0] += 1; nlag[playi] <- 0`` after a period."""
+    for x, pl in players.items():
+        if pl.last_period is not None:
+            pl.lag = 0 if x in onset else pl.lag + 1
 
 
 def g(rd2: float) -> float:
@@ -51,7 +73,9 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 22
          initial_rd: float = 300.0, c: float = 10.0, h_dev: float = 10.0, bonus: float = 0.0,
          neighbourhood: float = 2.0, advantage: float = 0.0, max_rd: float = 350.0,
          first_period_growth: bool = True, neutral: frozenset[int] = frozenset(),
-         state: dict[Any, Player] | None = None) -> tuple[dict[Any, Player], list[float]]:
+         state: dict[Any, Player] | None = None, skip_empty_periods: bool = False,
+         entry: list[float | None] | None = None, entry_rd: list[float | None] | None = None,
+         ) -> tuple[dict[Any, Player], list[float]]:
     """Return the final players (name -> Player) and the prediction of every game."""
     players = {k: replace(v) for k, v in (state or {}).items()}
     predictions: list[float] = []
@@ -69,10 +93,16 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 22
                 if x in onset:
                     continue
                 pl = players.setdefault(x, Player(initial_rating, initial_rd))
+                if pl.games_played == 0:
+                    r0, rd0 = _given(entry, k), _given(entry_rd, k)
+                    pl.rating = pl.rating if r0 is None else r0
+                    pl.rd = pl.rd if rd0 is None else rd0
                 rd2 = pl.rd**2
                 if p is not None:
                     if pl.last_period is None:
                         lag = 1 if first_period_growth else 0
+                    elif skip_empty_periods:
+                        lag = pl.lag + 1   # PlayerRatings: (nlag + 1) cval^2
                     else:
                         lag = max(p - pl.last_period, 0)
                     if lag > 0:
@@ -106,4 +136,6 @@ def rate(games: list[tuple[Any, Any, Any, float]], *, initial_rating: float = 22
             pl.rd = math.sqrt(new_rd2)
             if p is not None:
                 pl.last_period = p
+        if p is not None and skip_empty_periods:
+            _lag_step(players, onset)
     return players, predictions
