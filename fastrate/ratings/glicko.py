@@ -422,12 +422,12 @@ def newcomer_entries(games: Games, state: PlayerState, rec: np.ndarray) -> None:
     if games.entry is None and games.entry_rd is None:
         return
     n = games.n_games
-    both = np.empty(2 * n, dtype=np.int64)
-    both[0::2] = games.white
-    both[1::2] = games.black
-    ids, pos = np.unique(both, return_index=True)
-    new = state.games_played[ids] == 0
-    ids, first = ids[new], pos[new] // 2
+    first = np.full(len(state.players), n, dtype=np.int64)  # each player's first game
+    index = np.arange(n, dtype=np.int64)
+    np.minimum.at(first, games.white, index)
+    np.minimum.at(first, games.black, index)
+    ids = np.flatnonzero((first < n) & (state.games_played == 0))
+    first = first[ids]
     for column, target in ((games.entry, REC_LEVEL), (games.entry_rd, REC_VAR)):
         if column is not None:
             value = column[first]
