@@ -320,3 +320,33 @@ def test_cli_entry_columns_and_lag(tmp_path):
     res = CliRunner().invoke(main, ["rate", str(bad), "--period", "season", "--entry-rd",
                                     "tier_rd", "-s", "glicko"])
     assert res.exit_code == 1 and "column 'tier_rd'" in res.output and "line 3" in res.output
+
+
+@pytest.mark.parametrize("spec", ["glicko:skip_empty_periods=true",
+                                  "glicko2:skip_empty_periods=true",
+                                  "stephenson:skip_empty_periods=true"])
+def test_cli_initial_continues_with_lag(spec, tmp_path):
+    """`fastrate rate part2.csv --initial part1_output.csv` (the lag column read back)
+    gives the full run's table, newcomer columns included."""
+    table = _big(n=1500)
+
+    def rate(t, name, *extra):
+        pacsv.write_csv(t, tmp_path / f"{name}.csv")
+        res = CliRunner().invoke(main, ["rate", str(tmp_path / f"{name}.csv"), "-s", spec,
+                                        "--period", "season", "--entry", "tier",
+                                        "--entry-rd", "tier_rd", "--top", "0", "-o",
+                                        str(tmp_path / f"{name}_out.csv"), *extra])
+        assert res.exit_code == 0, res.output
+        return pacsv.read_csv(tmp_path / f"{name}_out.csv").to_pydict()
+
+    full = rate(table, "all")
+    early = pa.compute.less(table["season"], 2010)
+    rate(table.filter(early), "a")
+    cont = rate(table.filter(pa.compute.invert(early)), "b", "--initial",
+                str(tmp_path / "a_out.csv"))
+    index = {name: i for i, name in enumerate(cont["player"])}
+    order = [index[name] for name in full["player"]]
+    assert list(cont) == list(full) and "lag" in full
+    for col, values in full.items():
+        if col != "player":
+            assert np.asarray(cont[col])[order].tolist() == list(values), col
