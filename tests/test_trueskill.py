@@ -584,3 +584,28 @@ def test_lanes_equal_each_match_alone():
             b = alone.players.id_of(name)
             assert together.state["mu"][a] == alone.state["mu"][b], name
             assert together.state["sigma"][a] == alone.state["sigma"][b], name
+
+
+@pytest.mark.parametrize("shape", ["mixed", "1v1", "2v2", "ffa4", "ffa8"])
+def test_final_only_is_the_full_run_to_the_bit(shape):
+    """``predictions=False`` (final ratings only): no per-match outputs and the same
+    bits for the ratings, unconverged matches included (random matches with ties and
+    partial play; the 1v1, two-team and lane paths)."""
+    from fastrate import systems
+
+    rng = np.random.default_rng(7)
+    if shape == "mixed":
+        cols = _random_long(rng, 300, 40)
+    else:
+        k, size = {"1v1": (2, 1), "2v2": (2, 2), "ffa4": (4, 1), "ffa8": (8, 1)}[shape]
+        cols = _random_long(rng, 400, 200, max_teams=k, max_size=size, weights=False)
+    m = Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"],
+                            weight=cols["weight"])
+    for config in (TrueSkillConfig(), TrueSkillConfig(tau=0.5, max_iterations=3)):
+        full = trueskill.rate(m, config)
+        final = trueskill.rate(m, config, predictions=False)
+        assert final.predictions is None and final.pair_predictions is None
+        for key in ("mu", "sigma", "rating", "games_played"):
+            np.testing.assert_array_equal(final.state[key], full.state[key], err_msg=key)
+        np.testing.assert_array_equal(final.unconverged, full.unconverged)
+    assert systems.get("trueskill").final_only

@@ -271,6 +271,55 @@ def test_fast_paths_equal_the_general_kernel():
             np.testing.assert_allclose(fast.pair_predictions, pair, rtol=1e-12)
 
 
+def _random_plain(rng, n, players, k, size, ties=True):
+    """``n`` matches of ``k`` teams of ``size`` among ``players`` (ties when asked)."""
+    cols = {"match": np.repeat(np.arange(n), k * size), "player": [], "rank": []}
+    for _ in range(n):
+        cols["player"] += [f"p{i}" for i in rng.choice(players, k * size, replace=False)]
+        rk = rng.integers(1, k + 1, k) if ties else rng.permutation(k) + 1
+        cols["rank"] += list(np.repeat(rk, size))
+    team = np.repeat(np.arange(n * k), size) if size > 1 else None
+    return Matches.from_arrays(cols["match"], team, cols["player"], rank=cols["rank"])
+
+
+def _assert_final_only_same_bits(m, config):
+    full = wl.rate(m, config)
+    final = wl.rate(m, config, predictions=False)
+    assert final.predictions is None and final.pair_predictions is None
+    for key in ("mu", "sigma", "rating", "games_played"):
+        np.testing.assert_array_equal(final.state[key], full.state[key], err_msg=key)
+    np.testing.assert_array_equal(final.exact["var"], full.exact["var"])
+
+
+@settings(max_examples=60)
+@given(seq=match_sequences(weights=True, scores=True), model=st.sampled_from(MODELS),
+       margin=st.sampled_from([0.0, 2.0]), predict=st.sampled_from(wl.PREDICTS),
+       weight_rule=st.sampled_from(wl.WEIGHT_RULES), balance=st.booleans(),
+       limit=st.booleans(), weighted=st.booleans())
+def test_final_only_is_the_full_run_to_the_bit(seq, model, margin, predict, weight_rule,
+                                               balance, limit, weighted):
+    """``predictions=False`` (final ratings only): the same bits for every option, ties,
+    weights (partial play) and margins included."""
+    config = WengLinConfig(model=model, margin=margin, predict=predict,
+                           weight_rule=weight_rule, balance=balance, limit_sigma=limit)
+    cols = [_match(t, scores=s, weights=w, match=i) for i, (t, r, s, w) in enumerate(seq)]
+    _assert_final_only_same_bits(_matches(cols, by_score=True, weighted=weighted), config)
+
+
+@pytest.mark.parametrize("k,size", [(2, 1), (2, 2), (4, 1), (8, 1), (3, 3)])
+def test_final_only_fast_paths_are_the_full_run_to_the_bit(k, size):
+    """The 1v1, team and free-for-all kernels without their per-match outputs, every
+    model and prediction form, on many matches with ties; and the registry's final-only
+    entry point (``fastrate rate`` without ``--predictions``, chunked runs)."""
+    m = _random_plain(np.random.default_rng(k * 10 + size), 300, 40, k, size)
+    for model in MODELS:
+        for predict in wl.PREDICTS:
+            _assert_final_only_same_bits(m, WengLinConfig(model=model, predict=predict,
+                                                          limit_sigma=model == "plackett_luce"))
+    assert systems.get("weng_lin").final_only
+    assert systems.get("weng_lin").rate(m, predictions=False).predictions is None
+
+
 # ----------------------------------------------------------------------------------
 # 3. where fastrate follows the paper, not openskill
 

@@ -1062,7 +1062,8 @@ def _check_ties(rank: np.ndarray, mto: np.ndarray, config: TrueSkillConfig) -> N
                          "set TrueSkillConfig(draw_probability=...) above 0")
 
 
-def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = None) -> Ratings:
+def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = None,
+         predictions: bool = True) -> Ratings:
     """Rate :class:`~fastrate.data.Matches` (or two-player :class:`~fastrate.Games`) with
     TrueSkill, match by match in stored order.
 
@@ -1073,23 +1074,28 @@ def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = 
     indices (int64) of the matches of three or more teams whose schedule stopped at
     ``max_iterations`` still above ``tolerance`` (their last messages are used), empty
     when every match converged. ``initial`` continues from a previous run's
-    :class:`Ratings` (or its table, or a mapping ``name -> mu``).
+    :class:`Ratings` (or its table, or a mapping ``name -> mu``). ``predictions=False``:
+    final ratings only (``predictions`` and ``pair_predictions`` None; the ratings are
+    the same bits, the per-match outputs are not computed).
     """
     check_type(config, TrueSkillConfig, "config must be a TrueSkillConfig")
     matches = as_matches(data, "trueskill")
     mu, sigma, games, matches = resolve_skills(matches, initial, mu=config.mu,
                                                sigma=config.sigma)
     _check_ties(matches.rank, matches.match_team_offsets, config)
-    pred = np.empty(matches.n_teams, dtype=np.float64)
-    pair_pred = np.empty(int(matches.pair_offsets()[-1]), dtype=np.float64)
+    predictions = bool(predictions)
+    pred = np.empty(matches.n_teams if predictions else 0, dtype=np.float64)
+    pair_pred = np.empty(int(matches.pair_offsets()[-1]) if predictions else 0,
+                         dtype=np.float64)
     unconverged = np.zeros(matches.n_matches, dtype=np.int8)
     _trueskill_kernel(matches.match_team_offsets, matches.team_player_offsets, matches.player,
                       matches.rank, matches.weight_or_one(), mu, sigma, games,
-                      _params(config), pred, pair_pred, unconverged)
+                      _params(config, predictions), pred, pair_pred, unconverged)
     rating = mu - float(config.conservative_k) * sigma
-    return Ratings("trueskill", matches.players, rating, games, pred, config,
+    return Ratings("trueskill", matches.players, rating, games,
+                   pred if predictions else None, config,
                    state={"rating": rating, "mu": mu, "sigma": sigma, "games_played": games},
-                   pair_predictions=pair_pred,
+                   pair_predictions=pair_pred if predictions else None,
                    unconverged=np.flatnonzero(unconverged).astype(np.int64))
 
 

@@ -203,16 +203,18 @@ class WengLinParams(NamedTuple):
     wlo: float
     whi: float
     normal: bool  # predictions: openskill's normal curve
+    predict: bool  # False: final ratings only (no per-match outputs)
 
 
-def _params(config: WengLinConfig, has_score: bool) -> WengLinParams:
+def _params(config: WengLinConfig, has_score: bool, predict: bool = True) -> WengLinParams:
     return WengLinParams(MODELS.index(config.model), float(config.beta) ** 2,
                          float(config.kappa), float(config.tau) ** 2, float(config.epsilon),
                          int(config.window), bool(config.limit_sigma), bool(config.balance),
                          float(config.margin) if has_score else 0.0,
                          config.margin_rule == "openskill",
                          config.weight_rule == "openskill", float(config.weight_bounds[0]),
-                         float(config.weight_bounds[1]), config.predict == "normal")
+                         float(config.weight_bounds[1]), config.predict == "normal",
+                         bool(predict))
 
 
 # ----------------------------------------------------------------------------------
@@ -359,10 +361,11 @@ def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
         c = math.sqrt(c2)
         ic = 1.0 / c
         pl = 1.0 / (1.0 + exp((mb - ma) * ic))
-        pa = _cdf((ma - mb) * ic) if prm.normal else pl
-        pred[2 * g] = pa
-        pred[2 * g + 1] = 1.0 - pa
-        pair[g] = pa
+        if prm.predict:
+            pa = _cdf((ma - mb) * ic) if prm.normal else pl
+            pred[2 * g] = pa
+            pred[2 * g + 1] = 1.0 - pa
+            pair[g] = pa
         gp[a] += 1
         gp[b] += 1
         if tm:
@@ -435,13 +438,14 @@ def _plackett_luce_ffa(mto, player, rank, st, pred, pair, gp, prm):
         for i in range(k):
             ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
             tot += ee[i]
-        itot = 1.0 / tot
-        for i in range(k):
-            pred[t0 + i] = ee[i] * itot
-        for i in range(k):
-            for j in range(i + 1, k):
-                pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
-                po += 1
+        if prm.predict:
+            itot = 1.0 / tot
+            for i in range(k):
+                pred[t0 + i] = ee[i] * itot
+            for i in range(k):
+                for j in range(i + 1, k):
+                    pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
+                    po += 1
         acc = 0.0
         for i in range(k - 1, -1, -1):
             acc += ee[i]
@@ -510,19 +514,19 @@ def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
             xmax = max(xmax, mu[i])
             om[i] = 0.0
             de[i] = 0.0
-        c = math.sqrt(csum)
-        ic = 1.0 / c
-        tot = 0.0
-        for i in range(k):
-            ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
-            tot += ee[i]
-        itot = 1.0 / tot
-        for i in range(k):
-            pred[t0 + i] = ee[i] * itot
-        for i in range(k):
-            for j in range(i + 1, k):
-                pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
-                po += 1
+        if prm.predict:  # (the strengths serve only the predictions here)
+            ic = 1.0 / math.sqrt(csum)
+            tot = 0.0
+            for i in range(k):
+                ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
+                tot += ee[i]
+            itot = 1.0 / tot
+            for i in range(k):
+                pred[t0 + i] = ee[i] * itot
+            for i in range(k):
+                for j in range(i + 1, k):
+                    pair[po] = _pair_share(ee[i], ee[j], mu[i] - mu[j], ic)
+                    po += 1
         for i in range(k):
             ri = rank[t0 + i]
             for q in range(i + 1, min(k, i + win_ + 1)):
@@ -615,7 +619,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
             csum += s2[i] + beta2
         c = math.sqrt(csum)
         ic = 1.0 / c
-        if prm.normal:
+        if prm.normal and prm.predict:
             tot = 0.0
             for i in range(k):
                 acc = 0.0
@@ -637,7 +641,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
             xmax = max(xmax, mu[i])
         for i in range(k):
             ee[i] = exp(max((mu[i] - xmax) * ic, MIN_LOG_STRENGTH))
-        if not prm.normal:
+        if prm.predict and not prm.normal:
             tot = 0.0
             for i in range(k):
                 tot += ee[i]
@@ -963,7 +967,8 @@ def expected_score(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any,
     return 1.0 / (1.0 + np.exp(-d / c))
 
 
-def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None) -> Ratings:
+def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None,
+         predictions: bool = True) -> Ratings:
     """Weng-Lin ratings of ``data`` (:class:`fastrate.Matches`, or two-player
     :class:`fastrate.Games`), match by match in stored order.
 
@@ -973,7 +978,9 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     (``Matches.score``) are read only for ``margin > 0``. The ``predictions`` are every
     team's walk-forward probability of winning (:func:`predict_win`), the
     ``pair_predictions`` each pair's ``P(i beats j)`` (logistic: the Plackett-Luce
-    ``e_i/(e_i + e_j)``; normal: openskill's pairwise ``Phi``).
+    ``e_i/(e_i + e_j)``; normal: openskill's pairwise ``Phi``). ``predictions=False``:
+    final ratings only (``predictions`` and ``pair_predictions`` None; the ratings are the
+    same bits, the per-match outputs are not computed).
     """
     from fastrate._validate import check_type
 
@@ -995,11 +1002,16 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
         st[1:2 * exact["var"].shape[0]:2] = exact["var"]
     weight = matches.weight
     has_score = matches.score is not None and config.margin > 0.0
-    prm = _params(config, has_score)
-    pred = np.empty(matches.n_teams, dtype=np.float64)
+    predictions = bool(predictions)
+    prm = _params(config, has_score, predictions)
     mto = matches.match_team_offsets
     two_player = matches.is_two_player()
-    pair = np.empty(matches.n_matches if two_player else int(matches.pair_offsets()[-1]), dtype=np.float64)
+    if predictions:
+        pred = np.empty(matches.n_teams, dtype=np.float64)
+        pair = np.empty(matches.n_matches if two_player else int(matches.pair_offsets()[-1]),
+                        dtype=np.float64)
+    else:
+        pred = pair = empty
     # no weights (openskill's rule gives a lone player of weight 1 its upper bound), no
     # margins: the fast paths
     plain = (weight is None or (config.weight_rule == "partial"
@@ -1019,7 +1031,9 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     sigma = np.empty(n)
     rating = np.empty(n)
     _unpack_state(st, float(config.conservative_k), mu, sigma, rating)
-    return Ratings("weng_lin", matches.players, rating, games_played, pred, config,
+    return Ratings("weng_lin", matches.players, rating, games_played,
+                   pred if predictions else None, config,
                    state={"rating": rating, "mu": mu, "sigma": sigma,
-                          "games_played": games_played}, pair_predictions=pair,
+                          "games_played": games_played},
+                   pair_predictions=pair if predictions else None,
                    exact={"var": st[1::2].copy()})
