@@ -222,6 +222,21 @@ def _bootstrap_case() -> list[np.ndarray]:
     return [e.rating, np.array([e.advantage, e.drawelo, e.n_samples])]
 
 
+def _bt_series_case() -> list[np.ndarray]:
+    """Batch Bradley-Terry's certified series for the standard errors: blocks of players
+    split over threads (700 players: three blocks)."""
+    fr = _import("fastrate")
+    bt = _import("fastrate.ratings.bradley_terry")
+    rng = np.random.default_rng(8)
+    n, g = 700, 40_000
+    white = rng.integers(0, n, g)
+    black = (white + rng.integers(1, n, g)) % n
+    games = fr.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], g))
+    r = bt.fit(games, bt.BTConfig(model="bayeselo", advantage="fit"))
+    e = bt.standard_errors(r, method="series")
+    return [e.rating, np.array([e.advantage, e.drawelo, e.bound, e.rho])]
+
+
 def _pools_case() -> list[np.ndarray]:
     """Independent pools: one pool per thread (as many threads as Numba's)."""
     fr = _import("fastrate")
@@ -258,6 +273,7 @@ THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "rate_pools": _pools_case,
     "__init__": _tune_case,
     "bootstrap": _bootstrap_case,
+    "diagonal_moments": _bt_series_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,
     "_in_threads": _pga_case,

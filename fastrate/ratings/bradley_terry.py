@@ -1141,6 +1141,15 @@ class BTErrors:
     draw_nu: float
     method: str
     n_samples: int = 0
+    #: how ``method="exact"`` computed them: ``"series"`` (the certified Neumann series,
+    #: docs/algorithms/bradley_terry.md "Fast exact errors") or ``"dense"`` (Cholesky);
+    #: else the method
+    path: str = ""
+    #: the certified bound on the error of every rating's standard error (Elo; 0 for the
+    #: dense path, which is exact up to rounding; NaN for conditional and bootstrap)
+    bound: float = math.nan
+    #: the series' spectral radius (with its margin; NaN when not used)
+    rho: float = math.nan
 
     def half_width(self, level: float = 0.95) -> np.ndarray:
         """The normal confidence interval's half-width, ``z_{(1+level)/2} * se``."""
@@ -1294,17 +1303,78 @@ def _delta_draw(prob: _Problem, result: BTResult, var_d: float) -> tuple[float, 
     return math.nan, C * result.draw_nu * se  # ν = e^(C d): dν/dd = C ν
 
 
+#: ``method="exact"`` goes straight to the dense path for at most this many players
+#: (milliseconds there; the series needs well-connected, larger data to pay off)
+SERIES_MIN_PLAYERS = 1000
+#: default certified tolerance of ``method="exact"`` on each standard error (Elo)
+SE_TOLERANCE = 1e-3
+
+
+def _series_structure(prob: _Problem, cur: tuple) -> Any:
+    """The series' structure with the fitted parameters' Schur complement, or None where
+    the series does not apply (see fastrate/ratings/_bt_uncertainty.py)."""
+    from fastrate.ratings import _bt_uncertainty as U
+
+    n, p = prob.n, prob.pairs
+    st = U.structure(n, p.white, p.black, cur[2], cur[1][:n], prob.project)
+    if st is None or not st.rho < U.RHO_MAX:
+        return None
+    k = prob.size - n
+    if k:
+        args = (*prob.hargs, cur[2], cur[3], cur[4], prob.ia, prob.idr, prob.prec)
+        cols = np.empty((prob.size, k))
+        e, out = np.zeros(prob.size), np.empty(prob.size)
+        for c in range(k):
+            e[:] = 0.0
+            e[n + c] = 1.0
+            _hessian_vector(*args, e, out)
+            cols[:, c] = out
+        if not U.add_parameters(st, np.ascontiguousarray(cols[:n]), cols[n:]):
+            return None
+    return st
+
+
+def _series_errors(prob: _Problem, cur: tuple, w: np.ndarray | None
+                   ) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """``(rating SEs, variances of the fitted parameters, bound, ρ)`` by the series."""
+    from fastrate.ratings import _bt_uncertainty as U
+
+    st = _series_structure(prob, cur)
+    if st is None:
+        return None
+    out = U.variances(st, w)
+    if out is None:
+        return None
+    var, bound = out
+    se = np.sqrt(np.maximum(var, 0.0))
+    err = U.se_bound(var, bound)
+    if w is not None:
+        anchor = w == 1.0
+        se[anchor] = 0.0  # the anchor player: exactly 0
+        err[anchor] = 0.0
+    var_theta = np.concatenate([np.zeros(prob.n), np.diag(st.s_inv)])
+    return se, var_theta, float(err.max()), st.rho
+
+
 def standard_errors(result: BTResult, games: Games | None = None,
-                    method: str = "exact") -> BTErrors:
+                    method: str = "exact", tolerance: float = SE_TOLERANCE) -> BTErrors:
     """Standard errors of the ratings, the fitted advantage and draw parameter from the
     observed information ``H`` (the negative Hessian of the log-posterior at the fit, all
     fitted parameters included), in the reported ratings' gauge: ``Var(R_i) =
     c_i^T H^+ c_i`` with ``c_i = e_i - w`` (``w``: ``1/n`` each for the mean, the anchor
     player, ``1/|S|`` on an anchor set; ``c_i = e_i`` with a Gaussian prior).
 
-    ``method="exact"``: a dense Cholesky factorisation of ``H`` (plus a rank-one term for
-    the free level) and its triangular inverse: O(n^3) time, O(n^2) memory (about 7 s
-    for 10,000 players on two cores). ``method="conditional"``: ``1 / sqrt(H_ii)``, each
+    ``method="exact"``: within ``tolerance`` Elo of the exact errors on every rating, by
+    the fastest path that can certify it: the truncated Neumann series of the normalised
+    information with a certified remainder (O(players x opponents²); see
+    docs/algorithms/bradley_terry.md, "Fast exact errors"), or, where its bound exceeds
+    ``tolerance`` (sparse, clustered graphs), at most ``SERIES_MIN_PLAYERS`` players, or it
+    does not apply, the dense path. ``BTErrors.path`` says which, ``BTErrors.bound`` the
+    certified bound. ``method="dense"``: a dense Cholesky factorisation of ``H`` (plus a
+    rank-one term for the free level) and its triangular inverse: O(n^3) time, O(n^2)
+    memory (14 s for 10,000 players on two cores), exact up to rounding.
+    ``method="series"``: the series whatever its bound (an error if it does not apply).
+    ``method="conditional"``: ``1 / sqrt(H_ii)``, each
     parameter's error with every other parameter held at its estimate (the Gaussian
     version of BayesElo's ``exactdist``), O(pairs): not the marginal error (it ignores the
     uncertainty of everyone else; measured against the exact one in
@@ -1315,16 +1385,36 @@ def standard_errors(result: BTResult, games: Games | None = None,
     >>> g = fastrate.Games.from_arrays(["a", "b"] * 3, ["b", "a"] * 3,
     ...                                [1.0, 1.0, 0.0, 0.5, 1.0, 0.0])
     >>> se = standard_errors(fit(g))
-    >>> [round(float(x), 1) for x in se.rating]
-    [71.9, 71.9]
+    >>> [round(float(x), 1) for x in se.rating], se.path
+    ([71.9, 71.9], 'dense')
     """
-    check_choice("standard_errors", "method", method, ("exact", "conditional"))
+    check_choice("standard_errors", "method", method,
+                 ("exact", "dense", "series", "conditional"))
+    tolerance = check_number("standard_errors", "tolerance", tolerance, lo=0.0,
+                             lo_open=True, hi=MAX_ELO)
     prob, cur, w = _information(result, games)
     n = prob.n
+    path, bound, rho = method, 0.0, math.nan
     if method == "conditional":
         var = 1.0 / cur[1]
         rating_var = var[:n]
-    else:
+        bound = math.nan
+    elif method == "series" or (method == "exact" and n > SERIES_MIN_PLAYERS):
+        out = _series_errors(prob, cur, w)
+        if out is None and method == "series":
+            raise InputError("standard_errors: the series does not apply to this fit (its "
+                             "normalised information has spectral radius >= 0.9, or a "
+                             "negative pair curvature); use method='exact'")
+        if out is not None and (method == "series" or out[2] <= tolerance):
+            se, var, bound, rho = out
+            drawelo_se, nu_se = _delta_draw(prob, result, float(var[prob.idr])
+                                            if prob.idr >= 0 else 0.0)
+            return BTErrors(result.players, result.rating, se,
+                            math.sqrt(float(var[prob.ia])) if prob.ia >= 0 else math.nan,
+                            drawelo_se, nu_se, method, path="series", bound=bound, rho=rho)
+        method = "exact"
+    if method != "conditional":
+        path = "dense"
         li = _dense_factor(prob, cur)
         var = np.einsum("ij,ij->j", li, li)
         rating_var = var[:n]
@@ -1332,13 +1422,13 @@ def standard_errors(result: BTResult, games: Games | None = None,
             v = li[:, :n] @ w
             rating_var = rating_var - 2.0 * (li[:, :n].T @ v) + float(v @ v)
     se = np.sqrt(np.maximum(rating_var, 0.0))
-    if w is not None and method == "exact":
+    if w is not None and path == "dense":
         se[w == 1.0] = 0.0  # the anchor player: exactly 0, not rounding
     drawelo_se, nu_se = _delta_draw(prob, result, float(var[prob.idr]) if prob.idr >= 0
                                     else 0.0)
     return BTErrors(result.players, result.rating, se,
                     math.sqrt(float(var[prob.ia])) if prob.ia >= 0 else math.nan,
-                    drawelo_se, nu_se, method)
+                    drawelo_se, nu_se, method, path=path, bound=bound, rho=rho)
 
 
 def _solve_block(prob: _Problem, cur: tuple, rhs: np.ndarray, rtol: float = 1e-10,
@@ -1416,12 +1506,21 @@ def covariance(result: BTResult, players: Any = None, games: Games | None = None
 
 
 def los(result: BTResult, top: int = 10, players: Any = None, games: Games | None = None,
-        method: str = "exact") -> tuple[np.ndarray, np.ndarray]:
+        method: str = "exact", tolerance: float = SE_TOLERANCE, details: bool = False
+        ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """The likelihood of superiority of the ``top`` best-rated players (or of the given
     ``players``): ``(names, L)`` with ``L[i, j] = P(R_i > R_j) = Φ((R_i - R_j) /
     sqrt(C_ii + C_jj - 2 C_ij))`` under the Gaussian approximation of the likelihood
     (``C``: :func:`covariance`; the difference is gauge-free); the diagonal is NaN.
     Names are ordered best first.
+
+    ``method="exact"``: every difference's standard deviation within ``tolerance`` Elo
+    of the exact one, by the fastest path that can certify it: the Neumann series of
+    :func:`standard_errors` on the players' two-hop columns (more than
+    ``SERIES_MIN_PLAYERS`` players, bound within ``tolerance``), else the covariance by
+    conjugate gradients or dense (:func:`covariance`, ``method="auto"``).
+    ``method="series"``, ``"cg"``, ``"dense"`` force a path. ``details=True`` also
+    returns ``{"path", "bound" (Elo, on each difference's sd), "rho"}``.
 
     ``method="conditional"``: the variance of ``R_i - R_j`` with every other parameter
     held at its estimate, ``(H_ii + H_jj + 2 H_ij) / (H_ii H_jj - H_ij^2)`` from the 2x2
@@ -1444,13 +1543,35 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
                           "players")
         ids = ids[np.argsort(-result.rating[ids], kind="stable")]
     names = result.players.names[ids]
-    check_choice("los", "method", method, ("exact", "conditional"))
-    if method == "exact":
-        cov = covariance(result, names, games)
+    check_choice("los", "method", method, ("exact", "series", "cg", "dense", "conditional"))
+    tolerance = check_number("los", "tolerance", tolerance, lo=0.0, lo_open=True,
+                             hi=MAX_ELO)
+    info: dict[str, Any] = {"path": method, "bound": 0.0, "rho": math.nan}
+    var = None
+    if method == "series" or (method == "exact" and len(result.players) > SERIES_MIN_PLAYERS):
+        from fastrate.ratings import _bt_uncertainty as U
+
+        prob, cur, _ = _information(result, games)
+        st = _series_structure(prob, cur)
+        if st is None and method == "series":
+            raise InputError("los: the series does not apply to this fit (its normalised "
+                             "information has spectral radius >= 0.9, or a negative pair "
+                             "curvature); use method='exact'")
+        if st is not None:
+            v, b = U.difference_variances(st, ids)
+            err = float(U.se_bound(v, b).max()) if ids.shape[0] > 1 else 0.0
+            if method == "series" or err <= tolerance:
+                var = np.maximum(v, 0.0)
+                info = {"path": "series", "bound": err, "rho": st.rho}
+    if var is None and method != "conditional":
+        cov = covariance(result, names, games, method="auto" if method in (
+            "exact", "series") else method)
         d = np.diag(cov)
         var = np.maximum(d[:, None] + d[None, :] - 2.0 * cov, 0.0)
-    else:
+        info["path"] = "covariance"
+    elif var is None:
         var = _conditional_difference_variance(result, ids, games)
+        info["bound"] = math.nan
     diff = result.rating[ids][:, None] - result.rating[ids][None, :]
     k = ids.shape[0]
     out = np.full((k, k), math.nan)
@@ -1460,7 +1581,7 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
                 sd = math.sqrt(var[i, j])
                 out[i, j] = (0.5 * math.erfc(-diff[i, j] / (sd * math.sqrt(2.0))) if sd > 0
                              else (1.0 if diff[i, j] > 0 else 0.0 if diff[i, j] < 0 else 0.5))
-    return names, out
+    return (names, out, info) if details else (names, out)
 
 
 def _conditional_difference_variance(result: BTResult, ids: np.ndarray,

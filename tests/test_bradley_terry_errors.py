@@ -1,0 +1,189 @@
+"""Issue 12: the certified series for the standard errors and the likelihood of
+superiority (fastrate/ratings/_bt_uncertainty.py) against the dense exact path."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_bradley_terry import _football
+
+import fastrate
+from fastrate.errors import InputError
+from fastrate.ratings import _bt_uncertainty as U
+from fastrate.ratings import bradley_terry as bt
+from fastrate.ratings.bradley_terry import BTConfig, fit
+
+
+def _games(seed: int, n: int, g: int, draws: bool = True) -> fastrate.Games:
+    """Random pairings (well connected), results from the BayesElo model."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 150, n)
+    w = rng.integers(0, n, g)
+    b = (w + rng.integers(1, n, g)) % n
+    x = strength[w] - strength[b] + 40.0
+    u = rng.random(g)
+    pw = 1 / (1 + 10 ** (-(x - 80) / 400))
+    pl = 1 / (1 + 10 ** ((x + 80) / 400))
+    s = np.where(u < pw, 1.0, np.where(u > 1 - pl, 0.0, 0.5 if draws else 1.0))
+    return fastrate.Games.from_arrays([f"p{i}" for i in w], [f"p{i}" for i in b], s)
+
+
+CONFIGS = {
+    "bt_half mean": BTConfig(),
+    "bt_half adv anchor": BTConfig(advantage="fit", anchor="p3"),
+    "bayeselo adv+drawelo": BTConfig(model="bayeselo", advantage="fit"),
+    "bayeselo anchor set": BTConfig(model="bayeselo", advantage="fit", anchor=["p0", "p5"],
+                                    mean_rating=1500.0),
+    "bayeselo fixed drawelo prior": BTConfig(model="bayeselo", drawelo=90.0, prior=2.0),
+    "davidson adv+nu": BTConfig(model="davidson", advantage="fit"),
+    "davidson anchor": BTConfig(model="davidson", anchor="p1"),
+}
+
+
+def _check_against_dense(r: bt.BTResult) -> bt.BTErrors:
+    s = bt.standard_errors(r, method="series")
+    d = bt.standard_errors(r, method="dense")
+    assert s.path == "series" and d.path == "dense"
+    assert 0.0 < s.rho < U.RHO_MAX and s.bound > 0.0
+    err = np.abs(s.rating - d.rating)
+    assert err.max() <= s.bound, (err.max(), s.bound)  # the bound is honest
+    # the fitted parameters come from the Schur complement (solves only): to rounding
+    for a, b in ((s.advantage, d.advantage), (s.drawelo, d.drawelo),
+                 (s.draw_nu, d.draw_nu)):
+        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-8)
+    return s
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(20, 70), per=st.integers(40, 120),
+       which=st.sampled_from(sorted(CONFIGS)))
+def test_series_equals_the_dense_errors_within_its_bound(seed, n, per, which):
+    games = _games(seed, n, n * per // 2)
+    try:
+        r = fit(games, CONFIGS[which])
+    except InputError:  # rare: a player without a draw/win on small data
+        return
+    s = _check_against_dense(r)
+    cfg = CONFIGS[which]
+    if isinstance(cfg.anchor, str):
+        assert s.as_dict()[cfg.anchor] == 0.0
+
+
+def test_bound_is_honest_where_it_is_loose():
+    """Sparser pairings (about 16 opponents each): ρ near 0.5, a bound far above 1e-3
+    Elo, still above the actual error on every player."""
+    r = fit(_games(4, 400, 3200), BTConfig(model="bayeselo", advantage="fit", prior=2.0))
+    s = _check_against_dense(r)
+    assert s.rho > 0.4 and s.bound > 1e-3
+
+
+def test_gaussian_prior_without_deflation():
+    """A Gaussian prior: H is invertible, the series runs on A itself (no deflation)."""
+    r = fit(_games(5, 60, 2000), BTConfig(gaussian_prior=(0.0, 15.0), advantage="fit"))
+    _check_against_dense(r)
+    loose = fit(_games(5, 60, 2000), BTConfig(gaussian_prior=(0.0, 1000.0)))
+    with pytest.raises(InputError, match="series does not apply"):
+        bt.standard_errors(loose, method="series")  # ρ near 1: nothing to gain
+    assert bt.standard_errors(loose).path == "dense"
+
+
+def test_exact_uses_the_series_when_certified(monkeypatch):
+    monkeypatch.setattr(bt, "SERIES_MIN_PLAYERS", 0)
+    r = fit(_games(6, 80, 8000), BTConfig(model="bayeselo", advantage="fit"))
+    e = bt.standard_errors(r)
+    assert e.path == "series" and e.method == "exact" and e.bound <= bt.SE_TOLERANCE
+    d = bt.standard_errors(r, method="dense")
+    assert np.abs(e.rating - d.rating).max() <= e.bound
+    # a tolerance below the bound falls back to the dense path
+    tight = bt.standard_errors(r, tolerance=e.bound / 2)
+    assert tight.path == "dense" and tight.bound == 0.0
+    np.testing.assert_array_equal(tight.rating, d.rating)
+
+
+def test_fallback_on_the_football_data(monkeypatch):
+    """17,140 matches of 270 teams in national leagues: a clustered graph (ρ near 1), so
+    the series cannot certify anything useful and exact is the dense result."""
+    monkeypatch.setattr(bt, "SERIES_MIN_PLAYERS", 0)
+    games = _football()
+    r = fit(games, BTConfig(model="bayeselo", advantage="fit"))
+    e = bt.standard_errors(r)
+    d = bt.standard_errors(r, method="dense")
+    assert e.path == "dense"
+    np.testing.assert_array_equal(e.rating, d.rating)
+    assert e.advantage == d.advantage and e.drawelo == d.drawelo
+    names, m, info = bt.los(r, top=8, details=True)
+    assert info["path"] == "covariance"
+    _, want = bt.los(r, top=8, method="dense")
+    np.testing.assert_allclose(m, want, rtol=1e-9)
+
+
+@pytest.mark.parametrize("which", ["bt_half adv anchor", "bayeselo adv+drawelo",
+                                   "davidson adv+nu"])
+def test_los_series_against_the_dense_covariance(which, monkeypatch):
+    r = fit(_games(7, 90, 6000), CONFIGS[which])
+    names, m, info = bt.los(r, top=12, method="series", details=True)
+    assert info["path"] == "series" and info["bound"] > 0.0
+    ids = np.array([r.players.id_of(x) for x in names])
+    cov = bt.covariance(r, method="dense")[np.ix_(ids, ids)]
+    dg = np.diag(cov)
+    sd = np.sqrt(np.maximum(dg[:, None] + dg[None, :] - 2 * cov, 0.0))
+    v, _ = U.difference_variances(bt._series_structure(*bt._information(r, None)[:2]), ids)
+    off = ~np.eye(12, dtype=bool)
+    assert np.abs(np.sqrt(v) - sd)[off].max() <= info["bound"]
+    diff = r.rating[ids][:, None] - r.rating[ids][None, :]
+
+    def phi(sd):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 0.5 * np.vectorize(math.erfc)(-diff / (sd * math.sqrt(2)))
+
+    want = phi(sd)
+    # P(R_i > R_j) is monotone in the sd: within the values at sd +- bound
+    lo, hi = phi(sd - info["bound"]), phi(sd + info["bound"])
+    assert (m[off] >= np.minimum(lo, hi)[off] - 1e-15).all()
+    assert (m[off] <= np.maximum(lo, hi)[off] + 1e-15).all()
+    np.testing.assert_allclose(m[off], want[off], atol=1e-5)
+    # exact with the series allowed: the same matrix when the bound is within tolerance
+    monkeypatch.setattr(bt, "SERIES_MIN_PLAYERS", 0)
+    _, m2, info2 = bt.los(r, top=12, details=True, tolerance=max(info["bound"], 1e-12))
+    assert info2["path"] == "series"
+    np.testing.assert_array_equal(m2, m)
+    _, m3, info3 = bt.los(r, top=12, details=True, tolerance=info["bound"] / 2)
+    assert info3["path"] == "covariance"
+    np.testing.assert_allclose(m3[off], want[off], atol=1e-9)
+
+
+def test_moments_are_the_same_bits_for_any_number_of_workers():
+    r = fit(_games(8, 700, 40_000), BTConfig(model="bayeselo", advantage="fit"))
+    prob, cur, _ = bt._information(r, None)
+    s = bt._series_structure(prob, cur)
+    one = U.diagonal_moments(s, 1)
+    three = U.diagonal_moments(s, 3)
+    for a, b in zip(one, three):
+        assert a.tobytes() == b.tobytes()
+    # against a dense A: the diagonals of A², A³, A⁴
+    n = prob.n
+    a = np.zeros((n, n))
+    rows = np.repeat(np.arange(n), np.diff(s.offsets))
+    np.add.at(a, (rows, s.nbr), s.a)
+    a2 = a @ a
+    np.testing.assert_allclose(one[0], np.diag(a2), rtol=1e-6)
+    np.testing.assert_allclose(one[1], np.einsum("ij,ji->i", a2, a), rtol=1e-6)
+    np.testing.assert_allclose(one[2], np.einsum("ij,ij->i", a2, a2), rtol=1e-6)
+    # u is A's Perron vector (eigenvalue 1) and ρ bounds the rest of the spectrum
+    np.testing.assert_allclose(a @ s.u, s.u, atol=1e-12)
+    lam = np.linalg.eigvalsh(a - np.outer(s.u, s.u))
+    assert np.abs(lam).max() <= s.rho
+
+
+def test_validation():
+    r = fit(_games(9, 10, 300))
+    with pytest.raises(fastrate.errors.ConfigError):
+        bt.standard_errors(r, method="fast")
+    with pytest.raises(fastrate.errors.ConfigError):
+        bt.standard_errors(r, tolerance=0.0)
+    with pytest.raises(fastrate.errors.ConfigError):
+        bt.los(r, tolerance=-1.0)
