@@ -7,6 +7,8 @@ reading the rows in order; the hash tables start tiny here so that they grow.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -275,3 +277,100 @@ def test_name_table_across_calls(data, strings):
         got = table.ids(names)
         assert got.tolist() == [seen.setdefault(x, len(seen)) for x in chunk]
         assert len(table) == len(seen)
+
+
+# the radix-partitioned path of the integer hash (large calls): forced here on tiny
+# inputs, against the dict and against the one-pass kernel, with 1 and 2 threads
+partition_ints = st.one_of(
+    st.integers(0, 50),  # dense (through the hash: DIRECT_* off)
+    st.integers(-(2**63), 2**63 - 1),  # sparse
+    st.integers(-60, -1),  # negative
+    st.sampled_from([-(2**63), 2**63 - 1, -(2**63) + 1, 2**63 - 2, 0, -1]))  # extremes
+
+
+@contextlib.contextmanager
+def _partitioned(threads: int, per_thread: int = 1):
+    """Every call of the integer hash through the partitions, on up to ``threads``."""
+    import numba
+
+    saved = numba.get_num_threads()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(players, "DIRECT_FREE", 0)
+        mp.setattr(players, "DIRECT_PER_ID", 0.0)
+        mp.setattr(players, "PARTITION_MIN", 0)
+        mp.setattr(players, "PARTITION_MIN_PER_THREAD", per_thread)
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            yield mp
+        finally:
+            numba.set_num_threads(saved)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), k=st.integers(1, 3), n=st.integers(0, 60),
+       threads=st.sampled_from([1, 2]), bits=st.integers(1, 4))
+def test_partitioned_integer_ids(data, k, n, threads, bits):
+    """Integer ids by radix partitions (few partitions, so runs share them; chunked
+    columns: the later segments go through the partitions with the names known so far
+    first, or through the one-pass kernel after the table is rebuilt) against the dict
+    and against the one-pass kernel: the same names and ids, bit for bit."""
+    pool = data.draw(st.lists(partition_ints, min_size=1, max_size=25))
+    values = [data.draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+              for _ in range(k)]
+    cuts = data.draw(st.lists(st.integers(0, 60), max_size=3))
+    arrow = [pa.chunked_array(_split(v, cuts), type=pa.int64()) for v in values]
+    dtype = data.draw(st.sampled_from([np.int64, np.int32]))
+    if dtype == np.int32:
+        values = [[int(np.int64(x).astype(np.int32)) for x in v] for v in values]
+    plain = [np.array(v, dtype=np.int64).astype(dtype) for v in values]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(players, "DIRECT_FREE", 0)
+        mp.setattr(players, "DIRECT_PER_ID", 0.0)
+        mp.setattr(players, "PARTITION_MIN", 1 << 62)
+        old = PlayerIndex.intern(*plain)
+    with _partitioned(threads) as mp:
+        mp.setattr(players, "PARTITION_BITS", bits)
+        calls = []
+        spied = players._IntEncoder._encode_partitioned
+        mp.setattr(players._IntEncoder, "_encode_partitioned",
+                   lambda self, *a: calls.append(1) or spied(self, *a))
+        new = check(plain, values, np.dtype(dtype))
+        assert bool(calls) == (n > 0)
+        assert new.names.tobytes() == old[0].names.tobytes()
+        assert [x.tolist() for x in PlayerIndex.intern(*plain)[1]] == \
+            [x.tolist() for x in old[1]]
+        if dtype == np.int64:
+            check(arrow, values, np.int64)
+
+
+def test_partitioned_same_bits_one_and_two_threads():
+    """Rows and partitions split over two threads: the same ids as one thread and as
+    the one-pass kernel, on sparse ids with names known from an earlier call."""
+    rng = np.random.default_rng(11)
+    pool = rng.integers(-2**63, 2**63 - 1, 3000)
+    cols = list(pool[rng.integers(0, 3000, (2, 20_000))])
+    got = []
+    for threads in (1, 2):
+        with _partitioned(threads, per_thread=1000):
+            got.append(PlayerIndex.intern(*cols))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(players, "PARTITION_MIN", 1 << 62)
+        got.append(PlayerIndex.intern(*cols))
+    for index, ids in got[1:]:
+        assert index.names.tobytes() == got[0][0].names.tobytes()
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(ids, got[0][1]))
+    check(cols, [c.tolist() for c in cols], np.int64)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), threads=st.sampled_from([1, 2]))
+def test_name_table_partitioned(data, threads):
+    """NameTable of integer names through the partitioned path from call to call."""
+    with _partitioned(threads):
+        table = players.NameTable("int")
+        seen: dict = {}
+        for _ in range(data.draw(st.integers(1, 5))):
+            chunk = data.draw(st.lists(partition_ints, max_size=20, unique=True))
+            got = table.ids(np.array(chunk, dtype=np.int64))
+            assert got.tolist() == [seen.setdefault(x, len(seen)) for x in chunk]
+            assert len(table) == len(seen)

@@ -269,7 +269,20 @@ def _tune_case() -> list[np.ndarray]:
     return values
 
 
+def _intern_case() -> list[np.ndarray]:
+    """Sparse integer ids interned by radix partitions: rows and partitions split over
+    threads (2^20 ids a thread)."""
+    P = _import("fastrate.data.players")
+    rng = np.random.default_rng(12)
+    pool = rng.integers(-2**63, 2**63 - 1, 40_000)
+    cols = pool[rng.integers(0, pool.shape[0], (2, P.PARTITION_MIN_PER_THREAD + 1000))]
+    index, ids = P.PlayerIndex.intern(*cols)
+    return [index.names, *ids]
+
+
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
+    "_encode_partitioned": _intern_case,
+    "_run_each": _intern_case,
     "rate_pools": _pools_case,
     "__init__": _tune_case,
     "bootstrap": _bootstrap_case,

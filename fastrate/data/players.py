@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numba
 import numpy as np
 
 from fastrate._validate import (
@@ -148,6 +149,15 @@ BLOCK = 32
 #: the row RING_ROWS/2 ahead are prefetched): 16 ran fastest on this machine (10M ids
 #: among 1M players: strings 0.83 s against 1.36 s with 64, sparse ints 0.24 s / 0.27 s)
 RING_ROWS = 16
+#: a call of the one-pass integer hash with at least this many ids (and at least as
+#: many as the names known so far) is numbered by radix partitions instead
+#: (:func:`fastrate.data._intern.partition_intern`): the ids split by the top bits of
+#: their hash into at most 2^PARTITION_BITS runs, each numbered with a table that fits
+#: the cache
+PARTITION_MIN = 1 << 20
+PARTITION_BITS = 10
+#: ids per thread of the partitioned path (fewer ids: fewer threads)
+PARTITION_MIN_PER_THREAD = 1 << 20
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
@@ -291,6 +301,7 @@ class _IntEncoder:
             _intern.encode_direct(x, row0, rows, out, self.table, self.lo, self.names,
                                   self.first, self.count)
             return
+        self._ready()
         start = 0
         while True:
             _intern.encode_int_hash(x[start:], row0 + start, rows[start:], out[start:],
@@ -302,7 +313,10 @@ class _IntEncoder:
             start += done
             self._grow()
 
-    def encode_rows(self, parts: tuple, outs: tuple) -> None:
+    def encode_rows(self, parts: tuple, outs: tuple, scratch: np.ndarray | None = None
+                    ) -> None:
+        """Ids of ``parts`` row by row into ``outs``; ``scratch``: an int64 buffer that
+        ``outs`` are views of, free until the ids are written, or None."""
         if self.direct:
             if len({p.dtype for p in parts}) > 1:
                 parts = tuple(_readonly(p.astype(np.int64)) for p in parts)
@@ -311,6 +325,11 @@ class _IntEncoder:
             return
         if len({p.dtype for p in parts}) > 1:
             parts = tuple(_readonly(p.astype(np.int64)) for p in parts)
+        ids = parts[0].shape[0] * len(parts)
+        if ids >= max(PARTITION_MIN, 1) and ids >= int(self.count[0]):
+            self._encode_partitioned(parts, outs, scratch)
+            return
+        self._ready()
         ring = np.empty(RING_ROWS * len(parts), dtype=np.int64)
         start = 0
         while True:
@@ -322,6 +341,103 @@ class _IntEncoder:
                 return
             start += done
             self._grow()
+
+    def _encode_partitioned(self, parts: tuple, outs: tuple,
+                            scratch: np.ndarray | None) -> None:
+        """:meth:`encode_rows` by radix partitions (the kernels' order: count, scatter,
+        number each partition, rank the first appearances, gather); the names known
+        so far go first, so they keep their ids. The passes over the rows split the
+        rows, the numbering splits the partitions, among up to Numba's number of
+        threads: each thread writes its own places, so the ids do not depend on the
+        split."""
+        k = len(parts)
+        m = parts[0].shape[0]
+        n0 = int(self.count[0])
+        pre = _readonly(self.names[:n0])
+        total = n0 + m * k
+        bits = max(1, min(PARTITION_BITS, total.bit_length() - 13))
+        shift = np.uint64(64 - bits)
+        n_parts = 1 << bits
+        threads = max(1, min(numba.get_num_threads(), m * k // PARTITION_MIN_PER_THREAD))
+        cuts = [m * t // threads for t in range(threads + 1)]
+        # thread t: its rows, and the names known so far with the first
+        pres = [pre if t == 0 else _readonly(_NO_ROWS) for t in range(threads)]
+        rows = [tuple(p[cuts[t]:cuts[t + 1]] for p in parts) for t in range(threads)]
+        counts = np.zeros((threads, n_parts), dtype=np.int64)
+        _run_each([lambda t=t: _intern.partition_counts(pres[t], rows[t], shift, counts[t])
+                     for t in range(threads)])
+        starts = np.zeros(n_parts + 1, dtype=np.int64)
+        np.cumsum(counts.sum(axis=0), out=starts[1:])
+        # where each thread's share of each run starts (thread 0's rows first)
+        cursors = starts[:-1] + np.cumsum(counts, axis=0) - counts
+        wide = total >= 2**31
+        # the hashes are dead once numbered, before the ids are written
+        hashes = scratch if scratch is not None and scratch.shape[0] == total \
+            else np.empty(total, dtype=np.int64)
+        codes = np.empty(total, dtype=np.int64 if wide else np.int32)
+        _run_each([lambda t=t: _intern.partition_scatter(
+            pres[t], rows[t], n0 + cuts[t] * k, shift, cursors[t].copy(), hashes, codes)
+            for t in range(threads)])
+        sizes = np.diff(starts)
+        # partitions to threads by ids: contiguous ranges of about equal size
+        pcuts = [0] + [int(np.searchsorted(starts, total * t // threads))
+                       for t in range(1, threads)] + [n_parts]
+        dbase = np.empty(n_parts, dtype=np.int64)
+        found: list = [None] * threads
+
+        def number(t: int) -> None:
+            p0, p1 = pcuts[t], pcuts[t + 1]
+            run = int(sizes[p0:p1].max()) if p1 > p0 else 0
+            table = np.empty(4 * _pow2(2 * run + 1), dtype=np.int64)
+            cap = max(4096, int(starts[p1] - starts[p0]) >> 5)
+            dhash = np.empty(cap, dtype=np.int64)
+            first = np.empty(cap, dtype=np.int64)
+            count = np.zeros(1, dtype=np.int64)
+            status = np.zeros(1, dtype=np.int64)
+            while p0 < p1:
+                _intern.partition_intern(hashes, codes, starts, p0, p1, table, dhash, first,
+                                         dbase, count, status)
+                p0 = int(status[0])
+                if p0 == _intern.DONE:
+                    break
+                n = int(count[0])
+                size = max(2 * dhash.shape[0], n + int(sizes[p0]))
+                dhash, first = _grown(dhash, n, size), _grown(first, n, size)
+            found[t] = (dhash[:int(count[0])], first[:int(count[0])])
+
+        _run_each([lambda t=t: number(t) for t in range(threads)])
+        hashes = _NO_ROWS  # dead (they may be the outputs' buffer): let them go
+        for t in range(1, threads):  # each thread numbered its distinct ids from 0
+            dbase[pcuts[t]:pcuts[t + 1]] += sum(len(found[u][0]) for u in range(t))
+        dhash = np.concatenate([f[0] for f in found]) if threads > 1 else found[0][0]
+        first = np.concatenate([f[1] for f in found]) if threads > 1 else found[0][1]
+        found.clear()
+        n = dhash.shape[0]
+        gid = np.empty(n, dtype=np.int64 if wide else np.int32)
+        words = (total + 63) // 64
+        _intern.first_ranks(first, n, np.zeros(words, dtype=np.uint64),
+                            np.empty(words, dtype=np.int64), gid)
+        del first
+        _run_each([lambda t=t: _intern.partition_localize(codes, starts, pcuts[t],
+                                                            pcuts[t + 1], dbase, gid)
+                     for t in range(threads)])
+        _run_each([lambda t=t: _intern.partition_gather(
+            pres[t], rows[t], shift, cursors[t].copy(), codes,
+            tuple(o[cuts[t]:cuts[t + 1]] for o in outs)) for t in range(threads)])
+        slots = max(MIN_SLOTS, _pow2(2 * n))
+        names = np.empty(slots // 2, dtype=np.int64)
+        _intern.ranked_names(dhash, n, gid, names)
+        self.names = names
+        self.first = np.empty(slots // 2, dtype=np.int64)
+        self.count[0] = n
+        self.table = None  # built when the next call needs it (:meth:`_ready`)
+
+    def _ready(self) -> None:
+        """Build the hash table of the names after a partitioned call."""
+        if self.table is None:
+            n = int(self.count[0])
+            self.table = np.full(2 * 2 * self.names.shape[0], -1, dtype=np.int64)
+            _intern.rehash_ints(self.names, n, self.table)
 
     def _grow(self) -> None:
         n = int(self.count[0])
@@ -396,7 +512,8 @@ class _StrRowsEncoder:
         self.count = np.zeros(3, dtype=np.int64)  # names, record words, name bytes
         self.status = np.zeros(1, dtype=np.int64)
 
-    def encode_rows(self, parts: tuple, outs: tuple) -> None:
+    def encode_rows(self, parts: tuple, outs: tuple, scratch: np.ndarray | None = None
+                    ) -> None:
         offsets = tuple(p[0] for p in parts)
         datas = tuple(p[1] for p in parts)
         if len({o.dtype for o in offsets}) > 1:
@@ -468,6 +585,24 @@ class NameTable:
         return out
 
 
+def _run_each(fns: list) -> None:
+    """Call every function of ``fns``, one Python thread each (the kernels release the
+    GIL); the results must not depend on which runs first."""
+    if len(fns) == 1:
+        fns[0]()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(fns)) as pool:
+        for f in [pool.submit(fn) for fn in fns]:
+            f.result()
+
+
+def _pow2(n: int) -> int:
+    """The smallest power of two >= n (>= 1)."""
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
 def _grown(x: np.ndarray, n: int, size: int) -> np.ndarray:
     out = np.empty(size, dtype=x.dtype)
     out[:n] = x[:n]
@@ -534,9 +669,17 @@ def _same(a, b) -> bool:
 
 def _intern_columns(cols: list[_Column]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Names (first appearance, row by row across the columns) and id arrays."""
-    outs = [np.empty(c.n, dtype=np.int64) for c in cols]
+    if len({c.n for c in cols}) == 1:
+        # the id arrays as the rows of one buffer: the partitioned path uses it as
+        # scratch before it writes the ids (memory touched once, not twice)
+        buf = np.empty((len(cols), cols[0].n), dtype=np.int64)
+        outs = list(buf)
+        scratch: np.ndarray | None = buf.reshape(-1)
+    else:
+        outs = [np.empty(c.n, dtype=np.int64) for c in cols]
+        scratch = None
     if _plain(cols):
-        merged = _encode_plain(cols, outs)
+        merged = _encode_plain(cols, outs, scratch)
     else:
         merged = _encode_columns(cols, outs)
     if cols[0].kind == "int":
@@ -553,7 +696,8 @@ def _plain(cols: list[_Column]) -> bool:
     return all(ch[0] in ("int", "str") for c in cols for ch in c.chunks)
 
 
-def _encode_plain(cols: list[_Column], outs: list[np.ndarray]):
+def _encode_plain(cols: list[_Column], outs: list[np.ndarray],
+                  scratch: np.ndarray | None = None):
     """Plain columns in one pass through one table: row by row when they have one
     length (chunk boundaries of every column cut into common segments), else one column
     after the other; no merge, no remapping."""
@@ -581,7 +725,9 @@ def _encode_plain(cols: list[_Column], outs: list[np.ndarray]):
                 ch = col.chunks[j]
                 parts.append(ch[1][off:off + b - a] if ch[0] == "int"
                              else (ch[1][off:off + b - a + 1], ch[2]))
-            enc.encode_rows(tuple(parts), tuple(out[a:b] for out in group_outs))
+            whole = len(groups) == 1 and len(group) == len(cols) and b - a == n
+            enc.encode_rows(tuple(parts), tuple(out[a:b] for out in group_outs),
+                            scratch if whole else None)
     return enc
 
 
