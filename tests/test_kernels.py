@@ -270,13 +270,18 @@ def _tune_case() -> list[np.ndarray]:
 
 
 def _intern_case() -> list[np.ndarray]:
-    """Sparse integer ids interned by radix partitions: rows and partitions split over
-    threads (2^20 ids a thread)."""
+    """Sparse integer ids interned by radix partitions (taken from 2^20 ids here):
+    rows and partitions split over threads (2^20 ids a thread)."""
     P = _import("fastrate.data.players")
     rng = np.random.default_rng(12)
     pool = rng.integers(-2**63, 2**63 - 1, 40_000)
     cols = pool[rng.integers(0, pool.shape[0], (2, P.PARTITION_MIN_PER_THREAD + 1000))]
-    index, ids = P.PlayerIndex.intern(*cols)
+    saved = P.PARTITION_MIN
+    P.PARTITION_MIN = 1 << 20
+    try:
+        index, ids = P.PlayerIndex.intern(*cols)
+    finally:
+        P.PARTITION_MIN = saved
     return [index.names, *ids]
 
 

@@ -153,8 +153,9 @@ RING_ROWS = 16
 #: many as the names known so far) is numbered by radix partitions instead
 #: (:func:`fastrate.data._intern.partition_intern`): the ids split by the top bits of
 #: their hash into at most 2^PARTITION_BITS runs, each numbered with a table that fits
-#: the cache
-PARTITION_MIN = 1 << 20
+#: the cache. Among 1M players, 100M ids went 1.3-1.9x faster than the one-pass
+#: table, 10M ids no faster (shared 2-core machine): 2^24
+PARTITION_MIN = 1 << 24
 PARTITION_BITS = 10
 #: ids per thread of the partitioned path (fewer ids: fewer threads)
 PARTITION_MIN_PER_THREAD = 1 << 20
