@@ -9,7 +9,12 @@ the players renumbered to those who play in them (so neither side pays for the
 workload's other players), once with the package (pure Python; its default backend,
 ``rounds=1``), checks that every player's mu and sigma equal fastrate's to ``PEER_TOL``
 (its erfc and ppf are approximations good to ~1e-7 relative), and only then records
-fastrate's speed-up on the same matches (``fastrate_vs_this``).
+fastrate's speed-up on the same matches. The package's ``rate`` only updates ratings,
+so the like-for-like ratio (``fastrate_vs_this``) times fastrate's final-only run
+(``rate(..., predictions=False)``, checked to give the same ratings to the bit as the
+full run); ``fastrate_with_predictions_vs_this`` times the full run (every team's win
+probability and every pair's expected score as well). ``bench_trueskill_fastrate``
+times both forms on the full workloads.
 
     pytest bench/bench_trueskill.py --benchmark-only -m large
 """
@@ -42,11 +47,13 @@ def _params():
         pytest.param(s, True, id=f"{s}-large", marks=pytest.mark.large) for s in SHAPES]
 
 
+@pytest.mark.parametrize("predictions", [True, False], ids=["predictions", "final"])
 @pytest.mark.parametrize("shape,large", _params())
-def bench_trueskill_fastrate(throughput, shape, large):
+def bench_trueskill_fastrate(throughput, shape, large, predictions):
     m = matches_workload(shape, scale=_scale(shape, large))
-    throughput.info.update(implementation="fastrate", shape=shape, unit="matches")
-    r = throughput(lambda: trueskill.rate(m, CONFIG), m.n_matches)
+    throughput.info.update(implementation="fastrate", shape=shape, unit="matches",
+                           predictions=predictions)
+    r = throughput(lambda: trueskill.rate(m, CONFIG, predictions=predictions), m.n_matches)
     assert np.isfinite(r.state["mu"]).all()
 
 
@@ -97,4 +104,9 @@ def bench_trueskill_package(throughput, shape, large):
                np.abs(ours.state["sigma"][ids] - [state[i].sigma for i in ids]).max())
     assert diff < PEER_TOL, f"trueskill package differs by {diff}"
     throughput.info["max_abs_diff"] = float(diff)
-    throughput.compare(lambda: trueskill.rate(m, CONFIG), m.n_matches)
+    final = trueskill.rate(m, CONFIG, predictions=False)
+    for key in ("mu", "sigma", "games_played"):
+        np.testing.assert_array_equal(final.state[key], ours.state[key])
+    throughput.compare(lambda: trueskill.rate(m, CONFIG), m.n_matches,
+                       key="fastrate_with_predictions_vs_this")
+    throughput.compare(lambda: trueskill.rate(m, CONFIG, predictions=False), m.n_matches)

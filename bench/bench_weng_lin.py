@@ -7,8 +7,13 @@ free-for-alls/s. The peer is the ``openskill`` package (6.2; its wheel is compil
 mypyc) on the first 20k matches of each workload, rated match by match through its
 ``rate()``; its ratings on the first 2k are checked equal to fastrate's (1e-9) before
 its time counts, and the ratio fastrate/openskill on
-the same matches is recorded (``fastrate_vs_this``; target >= 1000). Throughput is in
-matches per second.
+the same matches is recorded (target >= 1000). openskill's ``rate()`` only updates
+ratings, so the like-for-like ratio (``fastrate_vs_this``) times fastrate's final-only
+run (``rate(..., predictions=False)``, checked to give the same ratings to the bit as
+the full run); ``fastrate_with_predictions_vs_this`` times the full run, which also
+computes every team's win probability and every pair's expected score. Throughput is
+in matches per second; ``bench_weng_lin_fastrate`` times both forms
+(``predictions``).
 
     pytest bench/bench_weng_lin.py --benchmark-only -m large
 """
@@ -36,8 +41,8 @@ def _workload(shape: str, size: str):
     return matches_workload(shape, scale=1.0 if size == "large" else SMOKE_SCALE)
 
 
-def _rate(m, config):
-    return weng_lin.rate(m, config)
+def _rate(m, config, predictions=True):
+    return weng_lin.rate(m, config, predictions=predictions)
 
 
 def _config(model):
@@ -46,15 +51,16 @@ def _config(model):
     return weng_lin.WengLinConfig(model=model)
 
 
+@pytest.mark.parametrize("predictions", [True, False], ids=["predictions", "final"])
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("model", MODELS)
-def bench_weng_lin_fastrate(throughput, model, shape, size):
+def bench_weng_lin_fastrate(throughput, model, shape, size, predictions):
     m = _workload(shape, size)
     throughput.info.update(implementation="fastrate", model=model, size=size, shape=shape,
-                           unit="matches")
+                           unit="matches", predictions=predictions)
     config = _config(model)
-    r = throughput(lambda: _rate(m, config), m.n_matches)
+    r = throughput(lambda: _rate(m, config, predictions), m.n_matches)
     assert np.isfinite(r.rating).all()
 
 
@@ -115,4 +121,9 @@ def bench_weng_lin_openskill(throughput, model, shape, size):
     np.testing.assert_allclose(sigma, ours.state["sigma"], rtol=1e-9, atol=1e-9)
     throughput.info["max_abs_diff"] = float(np.abs(mu - ours.state["mu"]).max())
     throughput(lambda: openskill_rate(m, cls), m.n_matches, rounds=1)
-    throughput.compare(lambda: _rate(m, config), m.n_matches)
+    full, final = _rate(m, config), _rate(m, config, predictions=False)
+    for key in ("mu", "sigma", "games_played"):
+        np.testing.assert_array_equal(final.state[key], full.state[key])
+    throughput.compare(lambda: _rate(m, config), m.n_matches,
+                       key="fastrate_with_predictions_vs_this")
+    throughput.compare(lambda: _rate(m, config, predictions=False), m.n_matches)

@@ -85,7 +85,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         tr.write_line(f"{name:<{width}}  {rate}  {extra}".rstrip())
 
 
-_SUMMARY_KEYS = ("subsample", "fastrate_vs_this", "fastrate_games_per_s_same_input",
+_SUMMARY_KEYS = ("subsample", "fastrate_vs_this", "fastrate_with_predictions_vs_this",
+                 "fastrate_games_per_s_same_input",
                  "seconds", "peak_ratio", "peak_mib", "input_mib", "traced_ratio",
                  "peak_rss_mib", "max_abs_diff", "extra_bytes_per_id", "local_s",
                  "dask_overhead_s", "dask_vs_local", "cluster_start_s")

@@ -320,6 +320,69 @@ def test_final_only_fast_paths_are_the_full_run_to_the_bit(k, size):
     assert systems.get("weng_lin").rate(m, predictions=False).predictions is None
 
 
+def test_lanes_equal_each_match_alone():
+    """Consecutive free-for-alls with no player in common run side by side in lanes
+    (Plackett-Luce, Bradley-Terry); each must come out exactly as when it is rated alone
+    (ties, far-apart players and limit_sigma included), predictions too."""
+    rng = np.random.default_rng(11)
+    match, player, rank, layout, start = [], [], [], [], {}
+    next_id = 0
+    for m in range(60):
+        k = 6 if m < 20 else 8 if m < 40 else int(rng.integers(3, 9))  # runs of lanes
+        ranks = np.sort(rng.integers(1, k + 1, k)) if m % 3 else np.arange(1, k + 1)
+        names = [f"p{next_id + i}" for i in range(k)]
+        next_id += k
+        for i, name in enumerate(names):
+            match.append(m)
+            player.append(name)
+            rank.append(int(ranks[i]))
+            start[name] = (float(rng.choice([25.0, 25.0, 900.0, -900.0])),
+                           float(rng.uniform(0.5, 8.0)))
+        layout.append((names, [int(r) for r in ranks]))
+    initial = _init(start)
+    together_m = Matches.from_arrays(match, None, player, rank=rank)
+    for model in ("plackett_luce", "bradley_terry_full", "bradley_terry_part"):
+        config = WengLinConfig(model=model, limit_sigma=True, window=2)
+        together = wl.rate(together_m, config, initial=initial)
+        row = 0
+        for names, ranks in layout:
+            k = len(names)
+            alone = wl.rate(Matches.from_arrays([0] * k, None, names, rank=ranks), config,
+                            initial=initial)
+            assert together.predictions[row:row + k].tolist() == alone.predictions.tolist()
+            row += k
+            for name in names:
+                assert _state(together, name) == _state(alone, name), (model, name)
+
+
+def test_bradley_terry_lanes_equal_the_scalar_kernel():
+    """The lanes' Bradley-Terry update against the scalar free-for-all kernel (which the
+    Thurstone-Mosteller models still use): the same bits, with and without predictions."""
+    rng = np.random.default_rng(5)
+    cols = {"match": [], "player": [], "rank": []}
+    for m in range(500):
+        k = int(rng.integers(2, 9))
+        cols["match"] += [m] * k
+        cols["player"] += [f"p{i}" for i in rng.choice(50, k, replace=False)]
+        cols["rank"] += sorted(rng.integers(1, k + 1, k).tolist())
+    m = Matches.from_arrays(cols["match"], None, cols["player"], rank=cols["rank"])
+    for model in ("bradley_terry_full", "bradley_terry_part"):
+        for predict in (True, False):
+            config = WengLinConfig(model=model, limit_sigma=predict)
+            out = []
+            for kern in (wl._ffa_lanes, wl._pairwise_ffa):
+                st_ = np.empty(2 * len(m.players))
+                st_[0::2], st_[1::2] = config.mu, config.sigma ** 2
+                pred = np.empty(m.n_teams if predict else 0)
+                pair = np.empty(int(m.pair_offsets()[-1]) if predict else 0)
+                gp = np.zeros(len(m.players), dtype=np.int64)
+                kern(m.match_team_offsets, m.player, m.rank, st_, pred, pair, gp,
+                     wl._params(config, False, predict))
+                out.append((st_, pred, pair, gp))
+            for a, b in zip(*out):
+                np.testing.assert_array_equal(a, b)
+
+
 # ----------------------------------------------------------------------------------
 # 3. where fastrate follows the paper, not openskill
 
