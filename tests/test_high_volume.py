@@ -66,6 +66,35 @@ def test_elo_fast_path_matches_the_full_kernel_on_random_games(seed, n_players, 
     _same_state(elo.rate(games, config), elo.rate(games, config, predictions=False))
 
 
+@pytest.mark.parametrize("periods", [True, False])
+@pytest.mark.parametrize("extra_players", [0, 1])
+def test_elo_final_layouts_switch_at_the_player_count(periods, extra_players):
+    """At most ``_SPLIT_MAX_PLAYERS`` players: the ratings alone with the counts beside
+    them (on a second thread from ``_SPLIT_THREAD_MIN_GAMES`` games); one more: one
+    record per player. Both the same bits as the full run, from saved state too."""
+    n_players = elo._SPLIT_MAX_PLAYERS + extra_players
+    n_games = max(n_players, elo._SPLIT_THREAD_MIN_GAMES) + 1000
+    rng = np.random.default_rng(11 + extra_players)
+    white = rng.integers(0, n_players, n_games)
+    white[:n_players] = np.arange(n_players)  # every player in the run
+    black = (white + rng.integers(1, n_players, n_games)) % n_players
+    opt = {"period": np.sort(rng.integers(3, 9, n_games))} if periods else {}
+    games = fastrate.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], n_games),
+                                       weight=rng.uniform(0.2, 1.0, n_games), **opt)
+    assert games.n_players == n_players
+    config = elo.EloConfig(k=24.0, advantage=30.0)
+    _same_state(elo.rate(games, config), elo.rate(games, config, predictions=False))
+    half = games.head(n_games // 2)
+    saved = elo.rate(half, config, predictions=False)
+    rest = fastrate.Games.from_arrays(white[n_games // 2:], black[n_games // 2:],
+                                      games.score[n_games // 2:],
+                                      weight=games.weight[n_games // 2:],
+                                      **({"period": games.period[n_games // 2:]}
+                                         if periods else {}))
+    _same_state(elo.rate(rest, config, initial=saved),
+                elo.rate(rest, config, initial=saved, predictions=False))
+
+
 def test_final_path_falls_back_when_the_packing_does_not_fit():
     """Periods spanning 2^30 or more do not fit the packed record: the plain kernel
     runs instead, with the same table."""

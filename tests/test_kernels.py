@@ -269,6 +269,22 @@ def _tune_case() -> list[np.ndarray]:
     return values
 
 
+def _elo_final_case() -> list[np.ndarray]:
+    """Elo's final ratings up to 2^17 players: the games played counted on a second
+    thread beside the ratings (from 2^16 games)."""
+    fr = _import("fastrate")
+    elo = _import("fastrate.ratings.elo")
+    rng = np.random.default_rng(8)
+    g = elo._SPLIT_THREAD_MIN_GAMES + 500
+    white = rng.integers(0, 500, g)
+    black = (white + rng.integers(1, 500, g)) % 500
+    games = fr.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], g),
+                                 period=np.sort(rng.integers(0, 9, g)),
+                                 weight=rng.uniform(0.2, 1.0, g))
+    r = elo.rate(games, elo.EloConfig(k=24.0, advantage=20.0), predictions=False)
+    return [r.rating, r.games_played, r.last_period]
+
+
 def _intern_case() -> list[np.ndarray]:
     """Sparse integer ids interned by radix partitions (taken from 2^20 ids here):
     rows and partitions split over threads (2^20 ids a thread)."""
@@ -288,6 +304,7 @@ def _intern_case() -> list[np.ndarray]:
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "_encode_partitioned": _intern_case,
     "_run_each": _intern_case,
+    "_rate_final": _elo_final_case,
     "rate_pools": _pools_case,
     "__init__": _tune_case,
     "bootstrap": _bootstrap_case,

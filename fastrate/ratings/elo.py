@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
@@ -532,10 +533,65 @@ def _elo_final_kernel(white, black, score, weight, neutral, period, p0, rec, pac
             packed[b, 1] += 1
 
 
+@kernel
+def _elo_ratings_kernel(white, black, score, weight, neutral, rating, step):
+    """:func:`_elo_final_kernel` without games played or periods: the ratings alone, in
+    one 8-byte array (the minimal loop), prefetched ``PREFETCH`` games ahead.
+    :func:`_played_kernel` counts the games beside it (see :func:`_rate_final`). Same
+    arithmetic, so the same ratings to the bit."""
+    k, factor, cap, advantage = step
+    n = white.shape[0]
+    has_w = weight.shape[0] > 0
+    has_n = neutral.shape[0] > 0
+    for i in range(n):
+        if i + PREFETCH < n:
+            prefetch_row(rating, white[i + PREFETCH])
+            prefetch_row(rating, black[i + PREFETCH])
+        a = white[i]
+        b = black[i]
+        d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
+        diff = score[i] - logistic(d, factor)
+        if has_w:
+            diff *= weight[i]
+        rating[a] += k * diff
+        rating[b] -= k * diff
+
+
+@kernel
+def _played_kernel(white, black, period, p0, packed):
+    """Games played and last periods of the final-ratings path, packed as in
+    :func:`_elo_final_kernel` (``packed[p]``: see :data:`_LOW32`), without the ratings."""
+    n = white.shape[0]
+    has_p = period.shape[0] > 0
+    for i in range(n):
+        a = white[i]
+        b = black[i]
+        if has_p:
+            hi = (period[i] - p0 + 1) << 32
+            packed[a] = hi | ((packed[a] & _LOW32) + 1)
+            packed[b] = hi | ((packed[b] & _LOW32) + 1)
+        else:
+            packed[a] += 1
+            packed[b] += 1
+
+
+#: the final-ratings path splits the ratings from the counts (:func:`_elo_ratings_kernel`
+#: and :func:`_played_kernel`) up to this many players: their 8-byte ratings (1 MiB)
+#: then fit in a core's L2 (1 MiB on the machine of docs/performance.md), where the
+#: 16-byte records of :func:`_elo_final_kernel` do not; above it, one record per player
+_SPLIT_MAX_PLAYERS = 1 << 17
+#: from this many games the split path counts on a second thread while the ratings run
+#: (when Numba may use two threads); below it a thread costs more than it saves
+_SPLIT_THREAD_MIN_GAMES = 1 << 16
+
+
 def _rate_final(games: Games, state: PlayerState, period: np.ndarray,
                 step: EloStep) -> bool:
-    """Final ratings through :func:`_elo_final_kernel`, updating ``state`` in place;
-    False (nothing done) when the counts or the period range do not fit its packing."""
+    """Final ratings through :func:`_elo_final_kernel` (or, up to
+    :data:`_SPLIT_MAX_PLAYERS` players, :func:`_elo_ratings_kernel` with
+    :func:`_played_kernel` beside it, on a second thread when Numba has two), updating
+    ``state`` in place; False (nothing done) when the counts or the period range do not
+    fit their packing. Every layout and thread count gives the same bits."""
     n = len(state.players)
     p0 = 0
     if period.shape[0]:
@@ -544,20 +600,42 @@ def _rate_final(games: Games, state: PlayerState, period: np.ndarray,
             return False
     if n and int(state.games_played.max()) + 2 * games.n_games >= 1 << 31:
         return False
-    rec = np.empty((n, 2), dtype=np.float64)
-    packed = rec.view(np.int64)
-    rec[:, 0] = state.rating
-    packed[:, 1] = state.games_played
-    _elo_final_kernel(games.white, games.black, games.score,
-                      _EMPTY_F if games.weight is None else games.weight,
-                      _EMPTY_B if games.neutral is None else games.neutral,
-                      period, p0, rec, packed, step)
-    state.rating[:] = rec[:, 0]
-    state.games_played[:] = packed[:, 1] & _LOW32
+    weight = _EMPTY_F if games.weight is None else games.weight
+    neutral = _EMPTY_B if games.neutral is None else games.neutral
+    if n <= _SPLIT_MAX_PLAYERS:
+        packed = require(state.games_played, np.int64).copy()
+        rating = state.rating
+
+        def ratings() -> None:
+            _elo_ratings_kernel(games.white, games.black, games.score, weight, neutral,
+                                rating, step)
+
+        def played() -> None:
+            _played_kernel(games.white, games.black, period, p0, packed)
+
+        if games.n_games >= _SPLIT_THREAD_MIN_GAMES and numba.get_num_threads() >= 2:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=2) as pool:  # the kernels release the GIL
+                for done in [pool.submit(ratings), pool.submit(played)]:
+                    done.result()
+        else:
+            ratings()
+            played()
+    else:
+        rec = np.empty((n, 2), dtype=np.float64)
+        packed = rec.view(np.int64)
+        rec[:, 0] = state.rating
+        packed[:, 1] = state.games_played
+        _elo_final_kernel(games.white, games.black, games.score, weight, neutral,
+                          period, p0, rec, packed, step)
+        state.rating[:] = rec[:, 0]
+        packed = packed[:, 1]
+    state.games_played[:] = packed & _LOW32
     if period.shape[0]:
-        hi = packed[:, 1] >> 32
-        played = hi > 0
-        state.last_period[played] = hi[played] - 1 + p0
+        hi = packed >> 32
+        played_here = hi > 0
+        state.last_period[played_here] = hi[played_here] - 1 + p0
     return True
 
 
