@@ -370,14 +370,19 @@ def test_bradley_terry_lanes_equal_the_scalar_kernel():
         for predict in (True, False):
             config = WengLinConfig(model=model, limit_sigma=predict)
             out = []
-            for kern in (wl._ffa_lanes, wl._pairwise_ffa):
+            for lanes in (True, False):
                 st_ = np.empty(2 * len(m.players))
                 st_[0::2], st_[1::2] = config.mu, config.sigma ** 2
                 pred = np.empty(m.n_teams if predict else 0)
                 pair = np.empty(int(m.pair_offsets()[-1]) if predict else 0)
                 gp = np.zeros(len(m.players), dtype=np.int64)
-                kern(m.match_team_offsets, m.player, m.rank, st_, pred, pair, gp,
-                     wl._params(config, False, predict))
+                prm = wl._params(config, False, predict)
+                if lanes:
+                    wl._lanes(m.match_team_offsets, m.team_player_offsets, m.player, m.rank,
+                              st_, pred, pair, gp, prm, False)
+                else:
+                    wl._pairwise_ffa(m.match_team_offsets, m.player, m.rank, st_, pred, pair,
+                                     gp, prm)
                 out.append((st_, pred, pair, gp))
             for a, b in zip(*out):
                 np.testing.assert_array_equal(a, b)

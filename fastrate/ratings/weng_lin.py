@@ -408,7 +408,7 @@ def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
 @kernel
 def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
     """The pairwise models (Thurstone-Mosteller, full and partial, whose ``v``, ``w``
-    branch; Bradley-Terry runs in :func:`_ffa_lanes`) over matches of one-player teams
+    branch; Bradley-Terry runs in :func:`_lanes`) over matches of one-player teams
     without weights or margins (free-for-alls), logistic predictions: :func:`_weng_lin_kernel`'s update with every team a single player (so
     ``sigma_j^2 / sigma_T^2 = 1``), every pair of teams evaluated once for both
     (:func:`_pair_both`)."""
@@ -489,23 +489,25 @@ _LANES = 16
 
 
 @inline_kernel
-def _ffa_batch(m, mto, player, stamp, lane_t0, nl):
-    """The lanes of the batch starting at match ``m``: the first match of each of up to
+def _lane_batch(m, mto, tpo, player, stamp, lane_t0, nl):
+    """The lanes of the batch starting at match ``m``: the first team of each of up to
     ``nl`` consecutive matches with as many teams as match ``m`` and no player in common
     (``stamp``: the batch each player was last put in). Returns their number."""
     k = mto[m + 1] - mto[m]
     nb = 0
     j = m
     while nb < nl and j < mto.shape[0] - 1 and mto[j + 1] - mto[j] == k:
+        s_lo = tpo[mto[j]]
+        s_hi = tpo[mto[j + 1]]
         clash = False
         if nb > 0:
-            for s in range(mto[j], mto[j + 1]):
+            for s in range(s_lo, s_hi):
                 if stamp[player[s]] == m:
                     clash = True
                     break
         if clash:
             break
-        for s in range(mto[j], mto[j + 1]):
+        for s in range(s_lo, s_hi):
             stamp[player[s]] = m
         lane_t0[nb] = mto[j]
         nb += 1
@@ -522,35 +524,40 @@ def _ffa_batch(m, mto, player, stamp, lane_t0, nl):
 #: Delta then the new sigma^2, sigma^3
 (_MU, _V0, _VAR, _EE, _SUF, _NG, _IA, _RK, _OM, _DE, _R3) = (f * _LANES for f in range(11))
 _BLK = 11 * _LANES
-#: per lane (a second array): c^2 (then a running sum), max mu, 1/c, the group sums
-(_CS, _XM, _IC, _G1, _G2) = (f * _LANES for f in range(5))
+#: per lane (a second array): c^2 (then a running sum), max mu, c, 1/c, the group sums
+(_CS, _XM, _XC, _IC, _G1, _G2) = (f * _LANES for f in range(6))
 
 
 @kernel
-def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
-    """Plackett-Luce and the Bradley-Terry models over matches of one-player teams
-    without weights or margins (free-for-alls), logistic predictions:
-    :func:`_weng_lin_kernel`'s update with every team a single player (so ``sigma_j^2 /
-    sigma_T^2 = 1``) for up to ``_LANES`` independent consecutive matches of the same
-    size side by side (see ``_BLK``). Plackett-Luce: the rank groups' sums are running
-    sums, O(k) per match; Bradley-Terry: every pair once for both teams (the formula of
-    :func:`_pair_both`), as :func:`_pairwise_ffa`. Each step is a loop over the lanes
-    without a branch, which LLVM vectorises; every lane does the operations of its match
-    alone in the same order (rank groups and the pair's result selected, not branched
-    on), so the ratings and predictions are the same bits as one match after the other
-    (and as the scalar kernels this replaced: 1.2x Plackett-Luce, 2.2-3.4x
-    Bradley-Terry)."""
+def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
+    """Plackett-Luce and the Bradley-Terry models over matches without weights, margins
+    or balance, logistic predictions, for up to ``_LANES`` independent consecutive
+    matches with the same number of teams side by side (see ``_BLK``). Each step is a
+    loop over the lanes without a branch, which LLVM vectorises; every lane does the
+    operations of its match alone in the same order (rank groups and the pair's result
+    selected, not branched on), so the ratings and predictions are the same bits as one
+    match after the other.
+
+    ``teams`` False (every team one player, free-for-alls): the update with
+    ``sigma_j^2 / sigma_T^2 = 1`` as the scalar free-for-all kernels had it
+    (Plackett-Luce's rank-group sums as running sums, O(k) per match; Bradley-Terry
+    every pair once for both teams, :func:`_pair_both`'s formula, as
+    :func:`_pairwise_ffa`); the same bits as those (1.2x Plackett-Luce, 2-3x
+    Bradley-Terry). ``teams`` True: :func:`_weng_lin_kernel`'s update and order of
+    operations (team sums, ``Omega`` and ``Delta`` per team, then every player's share),
+    the same bits as that kernel."""
     n_matches = mto.shape[0] - 1
     nl = _LANES
     kmax = 2
     for m in range(n_matches):
         kmax = max(kmax, mto[m + 1] - mto[m])
     wk = np.zeros(kmax * _BLK)
-    ln = np.zeros(5 * nl)
+    ln = np.zeros(6 * nl)
     lane_t0 = np.empty(nl, dtype=np.int64)
     stamp = np.full(st.shape[0] // 2, -1, dtype=np.int64)
     beta2, tau2, kappa, model = prm.beta2, prm.tau2, prm.kappa, prm.model
     limit = prm.limit_sigma
+    tadd = 0.0 if teams else tau2  # (a team's sum has tau^2 in already; x + 0.0 is x)
     pl = model == PL
     part = model == BT_PART
     win_ = prm.window if part else kmax
@@ -558,13 +565,23 @@ def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
     m = 0
     while m < n_matches:
         k = mto[m + 1] - mto[m]
-        nb = _ffa_batch(m, mto, player, stamp, lane_t0, nl)
+        nb = _lane_batch(m, mto, tpo, player, stamp, lane_t0, nl)
         # -- gather (unused lanes: a harmless match, never stored) -------------------
         for b in range(nl):
             t0 = lane_t0[b]
             for i in range(k):
                 x = i * _BLK + b
-                if b < nb:
+                if b < nb and teams:  # the team sums (sigma^2 + tau^2 in _V0)
+                    am = 0.0
+                    av = 0.0
+                    for s in range(tpo[t0 + i], tpo[t0 + i + 1]):
+                        p = player[s]
+                        am += st[2 * p]
+                        av += st[2 * p + 1] + tau2
+                    wk[x + _MU] = am
+                    wk[x + _V0] = av
+                    wk[x + _RK] = rank[t0 + i]
+                elif b < nb:
                     p = player[t0 + i]
                     wk[x + _MU] = st[2 * p]
                     wk[x + _V0] = st[2 * p + 1]
@@ -599,7 +616,7 @@ def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
         for i in range(k):
             u = wk[i * _BLK:]
             for b in range(nl):
-                v = u[_V0 + b] + tau2
+                v = u[_V0 + b] + tadd
                 u[_VAR + b] = v
                 u[_R3 + b] = math.sqrt(v) * v
                 ln[_CS + b] += v + beta2
@@ -607,7 +624,9 @@ def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
                 u[_OM + b] = 0.0
                 u[_DE + b] = 0.0
         for b in range(nl):
-            ln[_IC + b] = 1.0 / math.sqrt(ln[_CS + b])
+            c = math.sqrt(ln[_CS + b])
+            ln[_XC + b] = c
+            ln[_IC + b] = 1.0 / c
         if pl or prm.predict:
             for i in range(k):
                 u = wk[i * _BLK:]
@@ -627,6 +646,20 @@ def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
                     u[_SUF + b] = ln[_CS + b]
             for i in range(k):
                 u = wk[i * _BLK:]
+                if teams:  # (_weng_lin_kernel's form: divisions by c)
+                    for b in range(nl):
+                        s_g = u[_SUF + b]
+                        first = u[_NG + b] != 0.0
+                        r1 = select(first, ln[_G1 + b] + 1.0 / s_g, ln[_G1 + b])
+                        r2 = select(first, ln[_G2 + b] + 1.0 / (s_g * s_g), ln[_G2 + b])
+                        ln[_G1 + b] = r1
+                        ln[_G2 + b] = r2
+                        c = ln[_XC + b]
+                        e = u[_EE + b]
+                        v = u[_VAR + b]
+                        u[_OM + b] = (u[_IA + b] - e * r1) * v / c
+                        u[_DE + b] = (e * r1 - e * e * r2) * (math.sqrt(v) / c) * v / (c * c)
+                    continue
                 for b in range(nl):
                     first = u[_NG + b] != 0.0
                     inv = 1.0 / u[_SUF + b]
@@ -671,6 +704,12 @@ def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
                 n_cmp = min(k, i + win_ + 1) - max(0, i - win_) - 1
                 avg = part and n_cmp > 0
                 u = wk[i * _BLK:]
+                if teams:  # Omega, Delta of the team (players' shares below)
+                    if avg:
+                        for b in range(nl):
+                            u[_OM + b] /= n_cmp
+                            u[_DE + b] /= n_cmp
+                    continue
                 for b in range(nl):
                     o = u[_OM + b]
                     d = u[_DE + b]
@@ -699,10 +738,24 @@ def _ffa_lanes(mto, player, rank, st, pred, pair, gp, prm):
                                                wk[x + _MU] - wk[y + _MU], ln[_IC + b])
                         po += 1
             for i in range(k):
-                p = player[t0 + i]
-                st[2 * p] = wk[i * _BLK + _OM + b]
-                st[2 * p + 1] = wk[i * _BLK + _DE + b]
-                gp[p] += 1
+                x = i * _BLK + b
+                if teams:  # every player's share of his team's variance
+                    for s in range(tpo[t0 + i], tpo[t0 + i + 1]):
+                        p = player[s]
+                        v0 = st[2 * p + 1]
+                        v = v0 + tau2
+                        ratio = v / wk[x + _VAR]
+                        st[2 * p] += ratio * wk[x + _OM]
+                        nv = v * max(1.0 - ratio * wk[x + _DE], kappa)
+                        if limit:
+                            nv = min(nv, v0)
+                        st[2 * p + 1] = nv
+                        gp[p] += 1
+                else:
+                    p = player[t0 + i]
+                    st[2 * p] = wk[x + _OM]
+                    st[2 * p + 1] = wk[x + _DE]
+                    gp[p] += 1
         m += nb
 
 
@@ -1170,9 +1223,13 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     if two_player and plain:
         if matches.n_matches:
             _weng_lin_1v1(matches.player, matches.rank, st, pred, pair, games_played, prm)
+    elif (plain and config.predict == "logistic" and not config.model.startswith("thurstone")
+          and (not config.balance or matches.n_seats == matches.n_teams)):
+        # (balance leaves a one-player team as it is)
+        _lanes(mto, matches.team_player_offsets, matches.player, matches.rank, st, pred,
+               pair, games_played, prm, matches.n_seats != matches.n_teams)
     elif (matches.n_seats == matches.n_teams and plain and config.predict == "logistic"):
-        ffa = _pairwise_ffa if config.model.startswith("thurstone") else _ffa_lanes
-        ffa(mto, matches.player, matches.rank, st, pred, pair, games_played, prm)
+        _pairwise_ffa(mto, matches.player, matches.rank, st, pred, pair, games_played, prm)
     else:
         w = empty if weight is None else np.ascontiguousarray(weight, np.float64)
         s = np.ascontiguousarray(matches.score, np.float64) if has_score else empty
