@@ -355,6 +355,45 @@ def test_lanes_equal_each_match_alone():
                 assert _state(together, name) == _state(alone, name), (model, name)
 
 
+@pytest.mark.parametrize("limit", [False, True])
+def test_team_lanes_equal_the_general_kernel(limit):
+    """Team matches in lanes (Plackett-Luce, Bradley-Terry) against the general kernel:
+    the same bits for the ratings and the predictions (teams of 1-3 players, 2-5 teams,
+    ties, consecutive matches sharing players or not)."""
+    rng = np.random.default_rng(8)
+    cols = {"match": [], "team": [], "player": [], "rank": []}
+    for m in range(600):
+        k = 2 if m < 200 else int(rng.integers(2, 6))
+        sizes = rng.integers(1, 4, k)
+        seats = rng.choice(400 if m % 2 else 30, int(sizes.sum()), replace=False)
+        ranks = np.sort(rng.integers(1, k + 1, k))
+        at = 0
+        for t in range(k):
+            for _ in range(sizes[t]):
+                cols["match"].append(m)
+                cols["team"].append(t)
+                cols["player"].append(f"p{seats[at]}")
+                cols["rank"].append(int(ranks[t]))
+                at += 1
+    mt = Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"])
+    for model in ("plackett_luce", "bradley_terry_full", "bradley_terry_part"):
+        config = WengLinConfig(model=model, limit_sigma=limit, window=2)
+        fast = wl.rate(mt, config)
+        prm = wl._params(config, False)
+        st_ = np.empty(2 * len(mt.players))
+        st_[0::2], st_[1::2] = config.mu, config.sigma ** 2
+        pred = np.empty(mt.n_teams)
+        pair = np.empty(int(mt.pair_offsets()[-1]))
+        gp = np.zeros(len(mt.players), dtype=np.int64)
+        wl._weng_lin_kernel(mt.match_team_offsets, mt.team_player_offsets, mt.player,
+                            mt.rank, np.empty(0), np.empty(0), st_, pred, pair, gp, prm)
+        np.testing.assert_array_equal(fast.exact["var"], st_[1::2])
+        np.testing.assert_array_equal(fast.state["mu"], st_[0::2])
+        np.testing.assert_array_equal(fast.games_played, gp)
+        np.testing.assert_array_equal(fast.predictions, pred)
+        np.testing.assert_array_equal(fast.pair_predictions, pair)
+
+
 def test_bradley_terry_lanes_equal_the_scalar_kernel():
     """The lanes' Bradley-Terry update against the scalar free-for-all kernel (which the
     Thurstone-Mosteller models still use): the same bits, with and without predictions."""
