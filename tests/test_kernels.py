@@ -504,6 +504,16 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     fastrate.PlayerIndex.intern(pa.array(["a", "bb" * 40, "a"]).dictionary_encode(),
                                 pa.array(["c", "a"]))
     fastrate.PlayerIndex.intern(pa.array(sparse).dictionary_encode(), pa.array(sparse[:3]))
+    # the radix partitions (large calls; here every call, on two threads), then the
+    # one-pass hash on the table rebuilt after them, and a name table across calls
+    players.PARTITION_MIN, players.PARTITION_MIN_PER_THREAD = 0, 4
+    extremes = np.array([2**40, -7, 2**40, 5, 3 * 2**50, -7, -2**63, 2**63 - 1])
+    fastrate.PlayerIndex.intern(extremes, extremes[::-1].copy())
+    table = players.NameTable("int")
+    table.ids(np.array([5, 9, -2**63])), table.ids(np.array([9, 4]))
+    players.PARTITION_MIN = 1 << 62
+    table.ids(np.array([4, 8]))
+    players.PARTITION_MIN, players.PARTITION_MIN_PER_THREAD = 1 << 24, 1 << 20
     players.MIN_SLOTS = 1024
     # scores as running sums: weights, a mask, draws, calibration bins
     metrics = load("fastrate.metrics")

@@ -678,14 +678,16 @@ def _unmix(h):
 
 
 if numba.config.DISABLE_JIT:  # pragma: no cover - the same on Python ints
+    def _unshift(y, s):  # noqa: F811
+        y, s = int(y), int(s)
+        x = y ^ (y >> s)
+        x = y ^ (x >> s)
+        return y ^ (x >> s)
+
     def _unmix(h):  # noqa: F811
-        def unshift(y, s):
-            x = y ^ (y >> s)
-            x = y ^ (x >> s)
-            return y ^ (x >> s)
-        z = (unshift(int(h), 31) * int(_INV2)) & MASK64
-        z = (unshift(z, 27) * int(_INV1)) & MASK64
-        return np.uint64(unshift(z, 30))
+        z = (_unshift(h, 31) * int(_INV2)) & MASK64
+        z = (_unshift(z, 27) * int(_INV1)) & MASK64
+        return np.uint64(_unshift(z, 30))
 
 
 @inline_kernel
