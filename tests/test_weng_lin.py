@@ -394,6 +394,34 @@ def test_team_lanes_equal_the_general_kernel(limit):
         np.testing.assert_array_equal(fast.pair_predictions, pair)
 
 
+def test_1v1_lanes_equal_the_scalar_kernel():
+    """Plackett-Luce and Bradley-Terry games in lanes against the scalar 1v1 kernel (which
+    Thurstone-Mosteller still uses): the same bits, ties, limit_sigma, both prediction
+    forms, consecutive games sharing players or not."""
+    rng = np.random.default_rng(6)
+    n = 3000
+    seats = np.concatenate([rng.choice(8 if g % 3 == 0 else 2000, 2, replace=False)
+                            for g in range(n)])
+    rank = np.where(rng.random((n, 2)) < 0.2, 1, [1, 2]).ravel()
+    m = Matches.from_arrays(np.repeat(np.arange(n), 2), None, [f"p{x}" for x in seats],
+                            rank=rank)
+    for model in ("plackett_luce", "bradley_terry_full", "bradley_terry_part"):
+        for predict in wl.PREDICTS:
+            config = WengLinConfig(model=model, predict=predict,
+                                   limit_sigma=predict == "normal")
+            out = []
+            for kern in (wl._lanes_1v1, wl._weng_lin_1v1):
+                st_ = np.empty(2 * len(m.players))
+                st_[0::2], st_[1::2] = config.mu, config.sigma ** 2
+                pred = np.empty(m.n_teams)
+                pair = np.empty(m.n_matches)
+                gp = np.zeros(len(m.players), dtype=np.int64)
+                kern(m.player, m.rank, st_, pred, pair, gp, wl._params(config, False))
+                out.append((st_, pred, pair, gp))
+            for a, b in zip(*out):
+                np.testing.assert_array_equal(a, b)
+
+
 def test_bradley_terry_lanes_equal_the_scalar_kernel():
     """The lanes' Bradley-Terry update against the scalar free-for-all kernel (which the
     Thurstone-Mosteller models still use): the same bits, with and without predictions."""

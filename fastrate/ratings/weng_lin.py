@@ -759,6 +759,93 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
         m += nb
 
 
+#: the 1v1 lanes' work array (one field of ``_LANES`` lanes after another): both
+#: players' mu and sigma^2, the tie (1.0); the new values, the first's win probability
+#: and 1/c
+(_A_MU, _A_V, _B_MU, _B_V, _TIE1, _A_NMU, _A_NV, _B_NMU, _B_NV, _P_A, _IC1) = (
+    f * _LANES for f in range(11))
+
+
+@kernel
+def _lanes_1v1(player, rank, st, pred, pair, gp, prm):
+    """:func:`_weng_lin_1v1` for Plackett-Luce and Bradley-Terry (the logistic update),
+    up to ``_LANES`` consecutive games without a player in common side by side: one
+    branch-free loop over the lanes that LLVM vectorises, each lane doing the operations
+    of its game alone (the same bits). Thurstone-Mosteller (``v``, ``w`` branch) stays
+    in :func:`_weng_lin_1v1`."""
+    beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
+    limit = prm.limit_sigma
+    nl = _LANES
+    n = player.shape[0] // 2
+    wk = np.zeros(11 * nl)
+    stamp = np.full(st.shape[0] // 2, -1, dtype=np.int64)
+    g = 0
+    while g < n:
+        nb = 0
+        while nb < nl and g + nb < n:
+            a = player[2 * (g + nb)]
+            b = player[2 * (g + nb) + 1]
+            if nb > 0 and (stamp[a] == g or stamp[b] == g):
+                break
+            stamp[a] = g
+            stamp[b] = g
+            wk[_A_MU + nb] = st[2 * a]
+            wk[_A_V + nb] = st[2 * a + 1]
+            wk[_B_MU + nb] = st[2 * b]
+            wk[_B_V + nb] = st[2 * b + 1]
+            wk[_TIE1 + nb] = 1.0 if rank[2 * (g + nb)] == rank[2 * (g + nb) + 1] else 0.0
+            nb += 1
+        for j in range(nb, nl):  # unused lanes: a harmless game, never stored
+            wk[_A_MU + j] = 0.0
+            wk[_A_V + j] = 1.0
+            wk[_B_MU + j] = 0.0
+            wk[_B_V + j] = 1.0
+        for j in range(nl):
+            ma = wk[_A_MU + j]
+            mb = wk[_B_MU + j]
+            va0 = wk[_A_V + j]
+            vb0 = wk[_B_V + j]
+            va = va0 + tau2
+            vb = vb0 + tau2
+            c2 = va + vb + 2.0 * beta2
+            c = math.sqrt(c2)
+            ic = 1.0 / c
+            p = 1.0 / (1.0 + exp((mb - ma) * ic))
+            q = 1.0 - p
+            sa = select(wk[_TIE1 + j] != 0.0, 0.5, 1.0)
+            pq = p * q * ic * ic * ic
+            om_a = va * ic * (sa - p)
+            om_b = vb * ic * ((1.0 - sa) - q)
+            de_a = math.sqrt(va) * va * pq
+            de_b = math.sqrt(vb) * vb * pq
+            na = va * max(1.0 - de_a, kappa)
+            nb_ = vb * max(1.0 - de_b, kappa)
+            wk[_A_NV + j] = select(limit, min(na, va0), na)
+            wk[_B_NV + j] = select(limit, min(nb_, vb0), nb_)
+            wk[_A_NMU + j] = ma + om_a
+            wk[_B_NMU + j] = mb + om_b
+            wk[_P_A + j] = p
+            wk[_IC1 + j] = ic
+        for j in range(nb):
+            h = g + j
+            a = player[2 * h]
+            b = player[2 * h + 1]
+            if prm.predict:
+                pa = wk[_P_A + j]
+                if prm.normal:
+                    pa = _cdf((wk[_A_MU + j] - wk[_B_MU + j]) * wk[_IC1 + j])
+                pred[2 * h] = pa
+                pred[2 * h + 1] = 1.0 - pa
+                pair[h] = pa
+            gp[a] += 1
+            gp[b] += 1
+            st[2 * a] = wk[_A_NMU + j]
+            st[2 * a + 1] = wk[_A_NV + j]
+            st[2 * b] = wk[_B_NMU + j]
+            st[2 * b + 1] = wk[_B_NV + j]
+        g += nb
+
+
 @kernel
 def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, prm):
     """Every match in order (the module docstring's update, every model and option).
@@ -1222,7 +1309,8 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
                                 and bool((weight == 1.0).all()))) and not has_score
     if two_player and plain:
         if matches.n_matches:
-            _weng_lin_1v1(matches.player, matches.rank, st, pred, pair, games_played, prm)
+            one = _weng_lin_1v1 if config.model.startswith("thurstone") else _lanes_1v1
+            one(matches.player, matches.rank, st, pred, pair, games_played, prm)
     elif (plain and config.predict == "logistic" and not config.model.startswith("thurstone")
           and (not config.balance or matches.n_seats == matches.n_teams)):
         # (balance leaves a one-player team as it is)
