@@ -44,37 +44,77 @@ RHO_MAX = 0.9
 LANCZOS_STEPS, LANCZOS_RTOL = 80, 1e-5
 #: conjugate gradients on I - Ã: relative residual
 CG_RTOL, CG_MAX = 1e-13, 500
-#: the float32 rounding of A's entries (2^-24, relative) with a margin for the float64
-#: sums (first order: (1 + r)^k - 1 <= 1.01 k r for k <= 4)
-ROUNDING = 1.01 * 2.0 ** -24
-#: players per block of the two-hop pass (the blocks, not the threads, fix the order)
-BLOCK = 256
+#: players per tile side of the two-hop pass (a 256 x 256 tile of A² is 512 kB, in
+#: cache), at most MAX_TILES blocks (so the block-start table stays n x 129)
+TILE, MAX_TILES = 512, 128
 
 
 @kernel
-def _symmetric_csr(n, pw, pb, mxx, offsets, nbr, wt):
-    """The symmetric weight graph of the pairs with ``mxx > 0`` (an entry for each
-    direction; repeated neighbours are kept, their weights add up in every product):
-    ``offsets`` (n + 1, zeroed), ``nbr``, ``wt``. Returns the number of entries."""
+def _symmetric_csr(n, pw, pb, mxx, offsets, nbr, wt, tmp_row, tmp_nbr, tmp_wt, count):
+    """The symmetric weight graph of the pairs with ``mxx > 0``, each row sorted by
+    neighbour and repeated neighbours merged (their weights added): ``offsets`` (n + 1,
+    zeroed), ``nbr``, ``wt``; two stable counting sorts (by neighbour, then by row) of the
+    entries of both directions. Returns the number of entries."""
     m = pw.shape[0]
     for p in range(m):
         if mxx[p] > 0.0:
-            offsets[pw[p] + 1] += 1
-            offsets[pb[p] + 1] += 1
+            count[pb[p] + 1] += 1
+            count[pw[p] + 1] += 1
+    for i in range(n):
+        count[i + 1] += count[i]
+    for p in range(m):  # by neighbour: entry (row pw -> nbr pb) and (pb -> pw)
+        if mxx[p] > 0.0:
+            k = count[pb[p]]
+            tmp_row[k] = pw[p]
+            tmp_nbr[k] = pb[p]
+            tmp_wt[k] = mxx[p]
+            count[pb[p]] += 1
+            k = count[pw[p]]
+            tmp_row[k] = pb[p]
+            tmp_nbr[k] = pw[p]
+            tmp_wt[k] = mxx[p]
+            count[pw[p]] += 1
+    total = count[n - 1] if n > 0 else 0
+    for k in range(total):  # stable by row
+        offsets[tmp_row[k] + 1] += 1
     for i in range(n):
         offsets[i + 1] += offsets[i]
     pos = offsets[:n].copy()
-    for p in range(m):
-        if mxx[p] > 0.0:
-            i = pw[p]
-            j = pb[p]
-            nbr[pos[i]] = j
-            wt[pos[i]] = mxx[p]
-            pos[i] += 1
-            nbr[pos[j]] = i
-            wt[pos[j]] = mxx[p]
-            pos[j] += 1
-    return offsets[n]
+    for k in range(total):
+        i = tmp_row[k]
+        nbr[pos[i]] = tmp_nbr[k]
+        wt[pos[i]] = tmp_wt[k]
+        pos[i] += 1
+    # merge repeated neighbours in place
+    out = 0
+    start = 0
+    for i in range(n):
+        end = offsets[i + 1]
+        offsets[i] = out
+        for e in range(start, end):
+            if out > offsets[i] and nbr[out - 1] == nbr[e]:
+                wt[out - 1] += wt[e]
+            else:
+                nbr[out] = nbr[e]
+                wt[out] = wt[e]
+                out += 1
+        start = end
+    offsets[n] = out
+    return out
+
+
+@kernel
+def _block_starts(offsets, nbr, size, pos):
+    """``pos[b, j]``: the first entry of row ``j`` with neighbour ``>= b * size``
+    (``pos[-1, j]`` the row's end; block-major, so a tile reads two contiguous rows)."""
+    nb = pos.shape[0] - 1
+    for j in range(offsets.shape[0] - 1):
+        e = offsets[j]
+        for b in range(nb):
+            while e < offsets[j + 1] and nbr[e] < b * size:
+                e += 1
+            pos[b, j] = e
+        pos[nb, j] = offsets[j + 1]
 
 
 @kernel
@@ -96,41 +136,81 @@ def _apply(offsets, nbr, a, x, out):
 
 
 @kernel
-def _two_hop(offsets, nbr, a, lo, hi, y, z, seen1, list1, m2, m3, m4):
-    """For players ``lo..hi-1``: ``(A²)_ii``, ``(A³)_ii``, ``(A⁴)_ii`` from ``y = A e_i``
-    and ``z = A y`` (dense accumulators ``y``, ``z``, zero on entry and on exit; ``seen1``
-    flags the players in ``y``, listed in ``list1``). ``z`` is dense (two hops reach most
-    players), so it is cleared whole rather than tracked: no branch in the inner loop."""
-    n = z.shape[0]
-    for i in range(lo, hi):
-        t1 = 0
+def _apply_many(offsets, nbr, a, x, out):
+    """``out = A x`` for the ``k`` columns of ``x`` (``n x k``, row-major): one pass over
+    the graph for all of them."""
+    k = x.shape[1]
+    for i in range(offsets.shape[0] - 1):
+        for c in range(k):
+            out[i, c] = 0.0
         for e in range(offsets[i], offsets[i + 1]):
             j = nbr[e]
-            if seen1[j] == 0:
-                seen1[j] = 1
-                list1[t1] = j
-                t1 += 1
-            y[j] += a[e]
-        for k in range(t1):
-            j = list1[k]
-            yj = y[j]
-            for e in range(offsets[j], offsets[j + 1]):
-                z[nbr[e]] += a[e] * yj
-        s2 = 0.0
-        s3 = 0.0
-        for k in range(t1):
-            j = list1[k]
-            s2 += y[j] * y[j]
-            s3 += y[j] * z[j]
-            y[j] = 0.0
-            seen1[j] = 0
-        s4 = 0.0
-        for ll in range(n):
-            s4 += z[ll] * z[ll]
-            z[ll] = 0.0
-        m2[i] = s2
-        m3[i] = s3
-        m4[i] = s4
+            w = a[e]
+            for c in range(k):
+                out[i, c] += w * x[j, c]
+
+
+@kernel
+def _tile_moments(nbr, a, pos, size, bi, bl, zt, m3, m4):
+    """One tile of the sparse product ``Z = A²`` (rows of block ``bi``, columns of block
+    ``bl >= bi``), accumulated row ``j`` by row ``j`` of ``A`` (``Z[i, l] += A_ji A_jl``:
+    the outer product of row ``j``'s two segments; the tile ``zt`` stays in cache and every
+    row of ``A`` is read once per tile, not once per neighbour). Writes the tile's row
+    sums ``sum_l Z_il²``, ``sum_l A_il Z_il`` to ``m4[bl, i]``, ``m3[bl, i]`` and, ``Z``
+    being symmetric, its column sums to ``m4[bi, l]``, ``m3[bi, l]`` (``bl > bi``): each
+    slot written by one tile, in a fixed order."""
+    n = pos.shape[1]
+    i0 = bi * size
+    i1 = min(i0 + size, n)
+    l0 = bl * size
+    l1 = min(l0 + size, n)
+    for r in range(i1 - i0):
+        for c in range(l1 - l0):
+            zt[r, c] = 0.0
+    for j in range(n):
+        s_i = pos[bi, j]
+        e_i = pos[bi + 1, j]
+        if s_i == e_i:
+            continue
+        s_l = pos[bl, j]
+        e_l = pos[bl + 1, j]
+        for p in range(s_i, e_i):
+            r = nbr[p] - i0
+            ap = a[p]
+            for q in range(s_l, e_l):
+                zt[r, nbr[q] - l0] += ap * a[q]
+    for i in range(i0, i1):
+        r = i - i0
+        t4 = 0.0
+        for c in range(l1 - l0):
+            t4 += zt[r, c] * zt[r, c]
+        t3 = 0.0
+        for p in range(pos[bl, i], pos[bl + 1, i]):
+            t3 += a[p] * zt[r, nbr[p] - l0]
+        m4[bl, i] = t4
+        m3[bl, i] = t3
+    if bl > bi:
+        for c in range(l1 - l0):
+            m4[bi, l0 + c] = 0.0
+        for r in range(i1 - i0):
+            for c in range(l1 - l0):
+                m4[bi, l0 + c] += zt[r, c] * zt[r, c]
+        for ll in range(l0, l1):
+            c = ll - l0
+            t3 = 0.0
+            for p in range(pos[bi, ll], pos[bi + 1, ll]):
+                t3 += a[p] * zt[nbr[p] - i0, c]
+            m3[bi, ll] = t3
+
+
+@kernel
+def _row_squares(offsets, a, m2):
+    """``(A²)_ii = sum_j A_ij²`` (rows merged: one entry per neighbour)."""
+    for i in range(offsets.shape[0] - 1):
+        t = 0.0
+        for e in range(offsets[i], offsets[i + 1]):
+            t += a[e] * a[e]
+        m2[i] = t
 
 
 @kernel
@@ -166,6 +246,8 @@ class Structure:
     x: np.ndarray
     s_inv: np.ndarray
     cg_err: float
+    #: ``G w`` for the gauge ``w`` (see :func:`add_parameters`)
+    gw: np.ndarray | None = None
 
     def apply(self, v: np.ndarray) -> np.ndarray:
         """``(I - Ã) v``."""
@@ -179,35 +261,45 @@ class Structure:
         _apply(self.offsets, self.nbr, self.a, v, out)
         return out - self.u * float(self.u @ v)
 
+    def apply_many(self, v: np.ndarray) -> np.ndarray:
+        """``(I - Ã) v`` for the columns of ``v`` (``n x k``)."""
+        out = np.empty_like(v)
+        _apply_many(self.offsets, self.nbr, self.a, v, out)
+        return v - out + np.outer(self.u, self.u @ v)
+
     def solve(self, b: np.ndarray) -> tuple[np.ndarray, float]:
-        """``G b`` (``= D^-1/2 (I - Ã)^-1 D^-1/2 b``) by conjugate gradients on ``I - Ã``
-        and the bound ``|y - y*| / |y|`` on the normalised solution's relative error
-        (``|r| / (1 - ρ)``); NaN if CG did not reach its tolerance."""
-        rhs = b / self.s
+        """``G b`` (``= D^-1/2 (I - Ã)^-1 D^-1/2 b``) for the columns of ``b`` (``n x k``)
+        by conjugate gradients on ``I - Ã``, one recurrence per column sharing each pass
+        over the graph, and the largest bound ``|y - y*| / |y|`` on a normalised solution's
+        relative error (``|r| / (1 - ρ)``, from the true residual); NaN if CG did not reach
+        its tolerance."""
+        rhs = np.ascontiguousarray(b / self.s[:, None])
+        k = rhs.shape[1]
         y = np.zeros_like(rhs)
         r = rhs.copy()
         p = r.copy()
-        rr = float(r @ r)
-        goal = CG_RTOL * math.sqrt(rr)
-        if rr == 0.0:
-            return y, 0.0
-        res = math.sqrt(rr)
+        rr = np.einsum("ij,ij->j", r, r)
+        goal = CG_RTOL * np.sqrt(rr)
         for _ in range(CG_MAX):
-            q = self.apply(p)
-            alpha = rr / float(p @ q)
+            if np.all(np.sqrt(rr) <= goal):
+                break
+            q = self.apply_many(p)
+            pq = np.einsum("ij,ij->j", p, q)
+            alpha = np.where(pq > 0.0, rr / np.where(pq > 0.0, pq, 1.0), 0.0)
             y += alpha * p
             r -= alpha * q
-            rr_new = float(r @ r)
-            res = math.sqrt(rr_new)
-            if res <= goal:
-                break
-            p = r + (rr_new / rr) * p
+            rr_new = np.einsum("ij,ij->j", r, r)
+            beta = np.where(rr > 0.0, rr_new / np.where(rr > 0.0, rr, 1.0), 0.0)
+            p = r + beta * p
             rr = rr_new
-        # the recursive residual drifts from the true one: check it
-        res = float(np.linalg.norm(rhs - self.apply(y)))
-        ynorm = float(np.linalg.norm(y))
-        err = res / (1.0 - self.rho) / ynorm if ynorm > 0.0 else 0.0
-        return y / self.s, (err if res <= 1e3 * goal else math.nan)
+        # the recursive residual drifts from the true one: bound with the true one
+        true = rhs - self.apply_many(y)
+        res = np.sqrt(np.einsum("ij,ij->j", true, true))
+        ynorm = np.sqrt(np.einsum("ij,ij->j", y, y))
+        err = np.where(ynorm > 0.0, res / (1.0 - self.rho) / np.where(ynorm > 0.0, ynorm,
+                                                                        1.0), 0.0)
+        ok = bool(np.all(res <= 1e3 * np.maximum(goal, 1e-300))) or k == 0
+        return y / self.s[:, None], (float(err.max(initial=0.0)) if ok else math.nan)
 
 
 def _lanczos(st: Structure, seed: int = 20261128) -> float:
@@ -251,9 +343,12 @@ def structure(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, diag: np.
     cap = 2 * int(np.count_nonzero(mxx > 0.0))
     nbr = np.empty(cap, dtype=np.int64)
     wt = np.empty(cap)
-    _symmetric_csr(n, pw, pb, mxx, offsets, nbr, wt)
+    nnz = _symmetric_csr(n, pw, pb, mxx, offsets, nbr, wt, np.empty(cap, dtype=np.int64),
+                         np.empty(cap, dtype=np.int64), np.empty(cap),
+                         np.zeros(n + 1, dtype=np.int64))
+    nbr, wt = nbr[:nnz], wt[:nnz]
     s = np.sqrt(diag)
-    a = np.empty(cap)
+    a = np.empty(nnz)
     _normalise(offsets, nbr, wt, s, a)
     u = s / np.linalg.norm(s) if project else np.zeros(n)
     st = Structure(n, offsets, nbr, a, s, u, math.nan, math.nan, np.zeros((n, 0)),
@@ -265,8 +360,8 @@ def structure(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, diag: np.
 
 def diagonal_moments(st: Structure, workers: int | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(A²)_ii``, ``(A³)_ii``, ``(A⁴)_ii`` for every player: blocks of BLOCK players
-    split over ``workers`` threads (default ``numba.get_num_threads()``; each player's sums
+    """``(A²)_ii``, ``(A³)_ii``, ``(A⁴)_ii`` for every player: the tiles of
+    :func:`_tile_moments` split over ``workers`` threads (default ``numba.get_num_threads()``; each player's sums
     in a fixed order: the same bits for any number of threads)."""
     if workers is None:
         import numba
@@ -274,46 +369,52 @@ def diagonal_moments(st: Structure, workers: int | None = None
         workers = numba.get_num_threads()
     n = st.n
     m2, m3, m4 = np.empty(n), np.empty(n), np.empty(n)
-    # half the bytes of the graph (it is read deg times over): int32 and float32 entries,
-    # the float32 rounding (relative 2^-24 per entry) covered by ROUNDING in the bound
-    nbr32 = st.nbr.astype(np.int32)
-    a32 = st.a.astype(np.float32)
-    starts = list(range(0, n, BLOCK))
-    workers = max(1, min(workers, len(starts)))
-    chunks = [starts[k::workers] for k in range(workers)]
+    _row_squares(st.offsets, st.a, m2)
+    size = max(TILE, -(-n // MAX_TILES))
+    nb = -(-n // size)
+    pos = np.empty((nb + 1, n), dtype=np.int64)
+    _block_starts(st.offsets, st.nbr, size, pos)
+    nbr32 = st.nbr.astype(np.int32)  # the graph is read n / size times: fewer bytes
+    tiles = [(bi, bl) for bi in range(nb) for bl in range(bi, nb)]
+    workers = max(1, min(workers, len(tiles)))
+    chunks = [tiles[k::workers] for k in range(workers)]
+    part3, part4 = np.empty((nb, n)), np.empty((nb, n))
 
-    def run(blocks: list[int]) -> None:
-        y, z = np.zeros(n), np.zeros(n)
-        seen1, list1 = np.zeros(n, dtype=np.int8), np.empty(n, dtype=np.int64)
-        for lo in blocks:
-            _two_hop(st.offsets, nbr32, a32, lo, min(lo + BLOCK, n), y, z, seen1, list1,
-                     m2, m3, m4)
+    def run(mine: list[tuple[int, int]]) -> None:
+        zt = np.empty((size, size))
+        for bi, bl in mine:
+            _tile_moments(nbr32, st.a, pos, size, bi, bl, zt, part3, part4)
 
     if workers == 1:
         run(chunks[0])
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(run, chunks))
+    m3[:] = part3.sum(axis=0)  # every (block, player) slot written once: fixed order
+    m4[:] = part4.sum(axis=0)
     return m2, m3, m4
 
 
-def add_parameters(st: Structure, h_ptheta: np.ndarray, h_thetatheta: np.ndarray) -> bool:
+def add_parameters(st: Structure, h_ptheta: np.ndarray, h_thetatheta: np.ndarray,
+                   w: np.ndarray | None = None) -> bool:
     """The Schur complement of the fitted parameters: ``x = G H_pθ`` (``n x k``),
-    ``S^-1 = (H_θθ - H_pθ^T x)^-1``. False if a solve failed."""
+    ``S^-1 = (H_θθ - H_pθ^T x)^-1``; with the gauge ``w`` also ``G w`` (``st.gw``), in the
+    same solve. False if a solve failed."""
     k = h_ptheta.shape[1]
-    x = np.empty_like(h_ptheta)
-    err = 0.0
-    for c in range(k):
-        x[:, c], e = st.solve(h_ptheta[:, c])
-        err = max(err, e)
+    rhs = h_ptheta if w is None else np.column_stack([h_ptheta, w])
+    sol, err = st.solve(rhs)
     if not math.isfinite(err):
         return False
+    x = np.ascontiguousarray(sol[:, :k])
+    if w is not None:
+        st.gw = sol[:, k].copy()
     schur = h_thetatheta - h_ptheta.T @ x
     schur = 0.5 * (schur + schur.T)
-    try:
-        st.s_inv = np.linalg.inv(schur)
-    except np.linalg.LinAlgError:
-        return False
+    if k:
+        try:
+            st.s_inv = np.linalg.inv(schur)
+        except np.linalg.LinAlgError:
+            return False
     st.x = x
     st.cg_err = max(st.cg_err, err)
     return True
@@ -327,23 +428,30 @@ def variances(st: Structure, w: np.ndarray | None, workers: int | None = None
     m2, m3, m4 = diagonal_moments(st, workers)
     u2 = st.u * st.u
     q = np.maximum(m4 - u2, 0.0)
+    # rigorous: ρ⁴ <= trace(Ã⁴) = sum_i q_i (the Lanczos estimate may only be lowered)
+    st.rho = min(st.rho, float(q.sum()) ** 0.25 * (1.0 + 1e-9))
     rho = st.rho
     mid = 1.0 / (1.0 - rho * rho)
     half = rho / (1.0 - rho * rho)
     d = st.s * st.s
     # (I - Ã)^-1_ii: 1 + Ã_ii + Ã²_ii + Ã³_ii + q_i / (1 - ρ²)
     g = (1.0 - u2 + (m2 - u2) + (m3 - u2) + mid * q) / d
-    # the series' remainder, and the float32 entries of A in the two-hop pass: A >= 0, so
-    # a relative rounding r per entry moves (A^k)_ii by at most ((1 + r)^k - 1) (A^k)_ii
-    bound = (half * q + ROUNDING * (2.0 * m2 + 3.0 * m3 + 4.0 * (mid + half) * m4)) / d
+    # the series' remainder, and the float64 rounding of the moments: sums of positive
+    # terms (A >= 0), at most n + 4 max-degree of them in a row, so a relative error of
+    # at most 1.01 (n + 4 deg) 2^-53 on each
+    deg = int(np.diff(st.offsets).max())
+    rounding = 1.01 * (st.n + 4 * deg) * 2.0 ** -53
+    bound = (half * q + rounding * (m2 + m3 + (mid + half) * m4 + 3.0)) / d
     var = g.copy()
     extra = np.zeros(st.n)
     err = st.cg_err
     if w is not None:
-        gw, e = st.solve(w)
-        if not math.isfinite(e):
-            return None
-        err = max(err, e)
+        if st.gw is None:
+            sol, e = st.solve(w[:, None])
+            if not math.isfinite(e):
+                return None
+            st.gw, err = sol[:, 0], max(err, e)
+        gw = st.gw
         wgw = float(w @ gw)
         var += -2.0 * gw + wgw
         extra += 2.0 * np.abs(gw) + abs(wgw)

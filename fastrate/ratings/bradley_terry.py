@@ -1310,9 +1310,10 @@ SERIES_MIN_PLAYERS = 1000
 SE_TOLERANCE = 1e-3
 
 
-def _series_structure(prob: _Problem, cur: tuple) -> Any:
-    """The series' structure with the fitted parameters' Schur complement, or None where
-    the series does not apply (see fastrate/ratings/_bt_uncertainty.py)."""
+def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -> Any:
+    """The series' structure with the fitted parameters' Schur complement (and ``G w``
+    for the gauge ``w``), or None where the series does not apply (see
+    fastrate/ratings/_bt_uncertainty.py)."""
     from fastrate.ratings import _bt_uncertainty as U
 
     n, p = prob.n, prob.pairs
@@ -1320,17 +1321,18 @@ def _series_structure(prob: _Problem, cur: tuple) -> Any:
     if st is None or not st.rho < U.RHO_MAX:
         return None
     k = prob.size - n
+    cols = np.empty((prob.size, k))
     if k:
         args = (*prob.hargs, cur[2], cur[3], cur[4], prob.ia, prob.idr, prob.prec)
-        cols = np.empty((prob.size, k))
         e, out = np.zeros(prob.size), np.empty(prob.size)
         for c in range(k):
             e[:] = 0.0
             e[n + c] = 1.0
             _hessian_vector(*args, e, out)
             cols[:, c] = out
-        if not U.add_parameters(st, np.ascontiguousarray(cols[:n]), cols[n:]):
-            return None
+    if (k or w is not None) and not U.add_parameters(st, np.ascontiguousarray(cols[:n]),
+                                                     cols[n:], w):
+        return None
     return st
 
 
@@ -1339,7 +1341,7 @@ def _series_errors(prob: _Problem, cur: tuple, w: np.ndarray | None
     """``(rating SEs, variances of the fitted parameters, bound, ρ)`` by the series."""
     from fastrate.ratings import _bt_uncertainty as U
 
-    st = _series_structure(prob, cur)
+    st = _series_structure(prob, cur, w)
     if st is None:
         return None
     out = U.variances(st, w)
