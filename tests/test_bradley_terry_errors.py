@@ -187,3 +187,23 @@ def test_validation():
         bt.standard_errors(r, tolerance=0.0)
     with pytest.raises(fastrate.errors.ConfigError):
         bt.los(r, tolerance=-1.0)
+
+
+def test_the_structure_cache_serves_only_its_own_result():
+    """standard_errors then los (and the reverse) build the series' structure once; a
+    different result (here the same games fitted without the advantage) gets its own."""
+    games = _games(10, 60, 4000)
+    r1 = fit(games, BTConfig(model="bayeselo", advantage="fit"))
+    r2 = fit(games, BTConfig(model="bayeselo"))
+    fresh1 = bt.standard_errors(r1, method="series")
+    bt.los(r1, top=5, method="series")
+    again = bt.standard_errors(r1, method="series")
+    np.testing.assert_array_equal(again.rating, fresh1.rating)
+    other = bt.standard_errors(r2, method="series")
+    assert math.isnan(other.advantage)
+    bt._SERIES_CACHE[:] = [None, None]
+    np.testing.assert_array_equal(bt.standard_errors(r2, method="series").rating,
+                                  other.rating)
+    _, m, _ = bt.los(r1, top=5, method="series", details=True)  # after r2: rebuilt
+    bt._SERIES_CACHE[:] = [None, None]
+    np.testing.assert_array_equal(bt.los(r1, top=5, method="series")[1], m)

@@ -228,6 +228,46 @@ def _columns(offsets, nbr, a, ids, y, z):
                     z[r, nbr[e]] += a[e] * yj
 
 
+@kernel
+def _gram(offsets, nbr, a, ids, y, z, p1, p2, p3, p4):
+    """``(A^k)_ij`` for ``i, j`` in ``ids``, ``k = 1..4``: ``A_ij``, ``y_i . y_j``,
+    ``y_i . z_j`` (row ``i`` of ``A`` is ``y_i``'s sparse form), ``z_i . z_j`` (a fixed
+    order, and no multithreaded BLAS, which spins badly on a busy machine)."""
+    k = ids.shape[0]
+    n = y.shape[1]
+    for r in range(k):
+        i = ids[r]
+        for c in range(k):
+            t2 = 0.0
+            t3 = 0.0
+            for e in range(offsets[i], offsets[i + 1]):
+                t2 += a[e] * y[c, nbr[e]]
+                t3 += a[e] * z[c, nbr[e]]
+            p1[r, c] = y[r, ids[c]]
+            p2[r, c] = t2
+            p3[r, c] = t3
+        c = r
+        while c < k:  # four columns at a time: each pass over z[r] serves four
+            t0 = 0.0
+            t1 = 0.0
+            t2 = 0.0
+            t3 = 0.0
+            c1 = min(c + 1, k - 1)
+            c2 = min(c + 2, k - 1)
+            c3 = min(c + 3, k - 1)
+            for ll in range(n):
+                zr = z[r, ll]
+                t0 += zr * z[c, ll]
+                t1 += zr * z[c1, ll]
+                t2 += zr * z[c2, ll]
+                t3 += zr * z[c3, ll]
+            p4[r, c] = p4[c, r] = t0
+            p4[r, c1] = p4[c1, r] = t1
+            p4[r, c2] = p4[c2, r] = t2
+            p4[r, c3] = p4[c3, r] = t3
+            c += 4
+
+
 @dataclass
 class Structure:
     """The normalised graph of a fit's information: ``A`` in CSR form, ``s = sqrt(D)``,
@@ -457,7 +497,7 @@ def variances(st: Structure, w: np.ndarray | None, workers: int | None = None
         extra += 2.0 * np.abs(gw) + abs(wgw)
     if st.x.shape[1]:
         xc = st.x - (w @ st.x if w is not None else 0.0)
-        wood = np.einsum("ij,jk,ik->i", xc, st.s_inv, xc)
+        wood = ((xc @ st.s_inv) * xc).sum(axis=1)
         var += wood
         extra += 2.0 * np.abs(wood)
     # first-order error of the solved terms (relative error err of each solution, and of
@@ -476,11 +516,12 @@ def difference_variances(st: Structure, ids: np.ndarray
     z = np.zeros((k, st.n))
     _columns(st.offsets, st.nbr, st.a, ids.astype(np.int64), y, z)
     uu = np.outer(st.u[ids], st.u[ids])
-    p1 = y[:, ids] - uu
-    p2 = y @ y.T - uu
-    p3 = y @ z.T
+    p1, p2, p3, p4 = (np.empty((k, k)) for _ in range(4))
+    _gram(st.offsets, st.nbr, st.a, ids.astype(np.int64), y, z, p1, p2, p3, p4)
+    p1 = 0.5 * (p1 + p1.T) - uu
+    p2 = 0.5 * (p2 + p2.T) - uu
     p3 = 0.5 * (p3 + p3.T) - uu
-    p4 = z @ z.T - uu
+    p4 = p4 - uu
     sc = 1.0 / st.s[ids]
     rho = st.rho
     mid = 1.0 / (1.0 - rho * rho)
@@ -496,7 +537,7 @@ def difference_variances(st: Structure, ids: np.ndarray
     extra = np.zeros((k, k))
     if st.x.shape[1]:
         xd = st.x[ids][:, None, :] - st.x[ids][None, :, :]
-        wood = np.einsum("ijk,kl,ijl->ij", xd, st.s_inv, xd)
+        wood = ((xd @ st.s_inv) * xd).sum(axis=2)
         var = var + wood
         extra = 2.0 * np.abs(wood)
     bound = bound + 4.0 * st.cg_err * extra

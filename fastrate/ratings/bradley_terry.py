@@ -1310,6 +1310,26 @@ SERIES_MIN_PLAYERS = 1000
 SE_TOLERANCE = 1e-3
 
 
+#: the last series structure: ``(weak reference to its BTResult, structure)``, so that
+#: ``standard_errors`` then ``los`` (or several ``los``) build it once
+_SERIES_CACHE: list[Any] = [None, None]
+
+
+def _cached_structure(result: BTResult, prob: _Problem, cur: tuple,
+                      w: np.ndarray | None = None) -> Any:
+    """:func:`_series_structure` of ``result``'s information (``prob``, ``cur``), from
+    the cache when it was built for this very result (one with its own pairs)."""
+    import weakref
+
+    ref, st = _SERIES_CACHE
+    if result.pairs is not None and ref is not None and ref() is result:
+        return st
+    st = _series_structure(prob, cur, w)
+    if result.pairs is not None:
+        _SERIES_CACHE[:] = [weakref.ref(result), st]
+    return st
+
+
 def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -> Any:
     """The series' structure with the fitted parameters' Schur complement (and ``G w``
     for the gauge ``w``), or None where the series does not apply (see
@@ -1336,12 +1356,11 @@ def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -
     return st
 
 
-def _series_errors(prob: _Problem, cur: tuple, w: np.ndarray | None
+def _series_errors(prob: _Problem, st: Any, w: np.ndarray | None
                    ) -> tuple[np.ndarray, np.ndarray, float, float] | None:
     """``(rating SEs, variances of the fitted parameters, bound, ρ)`` by the series."""
     from fastrate.ratings import _bt_uncertainty as U
 
-    st = _series_structure(prob, cur, w)
     if st is None:
         return None
     out = U.variances(st, w)
@@ -1402,7 +1421,7 @@ def standard_errors(result: BTResult, games: Games | None = None,
         rating_var = var[:n]
         bound = math.nan
     elif method == "series" or (method == "exact" and n > SERIES_MIN_PLAYERS):
-        out = _series_errors(prob, cur, w)
+        out = _series_errors(prob, _cached_structure(result, prob, cur, w), w)
         if out is None and method == "series":
             raise InputError("standard_errors: the series does not apply to this fit (its "
                              "normalised information has spectral radius >= 0.9, or a "
@@ -1554,7 +1573,7 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
         from fastrate.ratings import _bt_uncertainty as U
 
         prob, cur, _ = _information(result, games)
-        st = _series_structure(prob, cur)
+        st = _cached_structure(result, prob, cur)
         if st is None and method == "series":
             raise InputError("los: the series does not apply to this fit (its normalised "
                              "information has spectral radius >= 0.9, or a negative pair "
