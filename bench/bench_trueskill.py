@@ -110,3 +110,25 @@ def bench_trueskill_package(throughput, shape, large):
     throughput.compare(lambda: trueskill.rate(m, CONFIG), m.n_matches,
                        key="fastrate_with_predictions_vs_this")
     throughput.compare(lambda: trueskill.rate(m, CONFIG, predictions=False), m.n_matches)
+
+
+def cpu_time_ratios(shapes=SHAPES, n=PEER_MATCHES[True]):
+    """The like-for-like ratios again in CPU time (``time.process_time``), a cross-check
+    on a shared machine (see ``bench.bench_weng_lin.cpu_time_ratios``). One line per
+    workload."""
+    from bench.bench_weng_lin import _cpu_best
+
+    ts = pytest.importorskip("trueskill")
+    for shape in shapes:
+        m = _subsample(matches_workload(shape, scale=1.0), n)
+        trueskill.rate(m, CONFIG, predictions=False)
+        trueskill.rate(m, CONFIG)
+        peer = _cpu_best(lambda: _package_run(ts, m), 1)
+        final = _cpu_best(lambda: trueskill.rate(m, CONFIG, predictions=False), 30)
+        full = _cpu_best(lambda: trueskill.rate(m, CONFIG), 30)
+        print(f"{shape:5s} trueskill {m.n_matches / peer:9.0f}/s  final-only "
+              f"{peer / final:7.0f}x  with predictions {peer / full:7.0f}x", flush=True)
+
+
+if __name__ == "__main__":  # python -m bench.bench_trueskill
+    cpu_time_ratios()
