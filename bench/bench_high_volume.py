@@ -3,15 +3,17 @@
 ``elo.rate(games, predictions=False)`` (what ``fastrate rate`` runs without
 ``--predictions``) against ``bench/baseline_c/elo_ratings_only.c``: one rating array,
 exp and two updates per game, nothing else. fastrate also counts games played (and last
-periods) beside its rating loop. Sizes: ``small`` (1k players, 20k games) in the smoke
-run; ``large`` (100k players, 2M games) and ``huge`` (1M players, 50M games) on demand.
-The ratings are checked equal to the C program's before its time counts.
+periods): up to 2^17 players on a second thread beside its rating loop when Numba has
+two (``NUMBA_NUM_THREADS=1`` times the one-thread path), above that in the same
+records. Sizes: ``small`` (1k players, 20k games) in the smoke run; ``large`` (100k
+players, 2M games) and ``huge`` (1M players, 50M games) on demand. The ratings are checked equal to the C program's before its time counts.
 
     pytest bench/bench_high_volume.py --benchmark-only -m large
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -29,7 +31,8 @@ def _final(games):
 
 @pytest.mark.parametrize("size", SIZES)
 def bench_elo_final_ratings(throughput, games, size):
-    throughput.info.update(implementation="fastrate predictions=False", size=size)
+    throughput.info.update(implementation="fastrate predictions=False", size=size,
+                           threads=numba.get_num_threads())
     result = throughput(lambda: _final(games), games.n_games, rounds=3)
     assert result.predictions is None
 
