@@ -6,7 +6,8 @@ exp and two updates per game, nothing else. fastrate also counts games played (a
 periods): up to 2^17 players on a second thread beside its rating loop when Numba has
 two (``NUMBA_NUM_THREADS=1`` times the one-thread path), above that in the same
 records. Sizes: ``small`` (1k players, 20k games) in the smoke run; ``large`` (100k
-players, 2M games) and ``huge`` (1M players, 50M games) on demand. The ratings are checked equal to the C program's before its time counts.
+players, 2M games) and ``huge`` (1M players, 50M games) on demand. The ratings are
+checked equal to the C program's before its time counts.
 
     pytest bench/bench_high_volume.py --benchmark-only -m large
 """
