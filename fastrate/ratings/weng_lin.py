@@ -494,6 +494,7 @@ def _lane_batch(m, mto, tpo, player, stamp, lane_t0, nl):
     ``nl`` consecutive matches with as many teams as match ``m`` and no player in common
     (``stamp``: the batch each player was last put in). Returns their number."""
     k = mto[m + 1] - mto[m]
+    mark = m & 0x7FFFFFFF  # (int32 stamps: a stale equal one only ends a batch early)
     nb = 0
     j = m
     while nb < nl and j < mto.shape[0] - 1 and mto[j + 1] - mto[j] == k:
@@ -502,13 +503,13 @@ def _lane_batch(m, mto, tpo, player, stamp, lane_t0, nl):
         clash = False
         if nb > 0:
             for s in range(s_lo, s_hi):
-                if stamp[player[s]] == m:
+                if stamp[player[s]] == mark:
                     clash = True
                     break
         if clash:
             break
         for s in range(s_lo, s_hi):
-            stamp[player[s]] = m
+            stamp[player[s]] = mark
         lane_t0[nb] = mto[j]
         nb += 1
         j += 1
@@ -554,7 +555,7 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
     wk = np.zeros(kmax * _BLK)
     ln = np.zeros(6 * nl)
     lane_t0 = np.empty(nl, dtype=np.int64)
-    stamp = np.full(st.shape[0] // 2, -1, dtype=np.int64)
+    stamp = np.full(st.shape[0] // 2, -1, dtype=np.int32)
     beta2, tau2, kappa, model = prm.beta2, prm.tau2, prm.kappa, prm.model
     limit = prm.limit_sigma
     tadd = 0.0 if teams else tau2  # (a team's sum has tau^2 in already; x + 0.0 is x)
