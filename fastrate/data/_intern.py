@@ -48,8 +48,10 @@ from fastrate._vecmath import prefetch_row
 __all__ = ["DONE", "EMPTY", "dictionary_codes", "encode_direct", "encode_direct_rows", "encode_int_hash",
            "encode_int_hash_rows", "encode_str_hash", "encode_str_rows", "first_ranks",
            "merge_by_key", "partition_counts", "partition_gather", "partition_intern",
-           "partition_localize", "partition_scatter", "ranked_names", "rehash_ints", "rehash_records", "rehash_strs",
-           "records_to_strings", "remap", "value_range"]
+           "partition_gather_parts", "partition_localize", "partition_scatter",
+           "positions_to_records", "ranked_names", "rehash_ints", "rehash_records", "rehash_strs",
+           "records_to_strings", "remap", "str_partition_counts", "str_partition_intern",
+           "str_partition_scatter", "value_range"]
 
 #: returned by an encoder in ``status[0]`` when the whole chunk was done
 DONE = -1
@@ -847,3 +849,259 @@ def ranked_names(dhash, n, gid, names):
     """``names[gid[j]]`` = the id whose hash is ``dhash[j]``, for ``j < n``."""
     for j in range(n):
         names[gid[j]] = np.int64(_unmix(np.uint64(dhash[j])))
+
+
+# ----------------------------------------------------------------------------------
+# Radix-partitioned interning of string ids (large calls)
+#
+# The same partitions, ranks and gather as the integer ids above, on a 16-byte key of
+# each name written into the partition's run: a name of at most 15 bytes is its own
+# key (its bytes as two little-endian words, zero-padded, the length in the top byte
+# of the second word: equal keys are equal names, compared inside the partition where
+# the run and its table are in the cache); a longer name's key is its 64-bit hash
+# (masked by ``hmask``: all ones except in tests that force collisions) and the top
+# byte 0xFF with the length, and equal keys are confirmed by comparing the bytes at
+# the two positions. Positions: 0 .. n0-1 the names known so far (``pre_off``,
+# ``pre_data``: their Arrow buffers), then ``n0 + i * k + c`` row ``i`` of column
+# ``c``. Each id's partition is kept (one byte or two) for the scatter and the gather.
+
+_SHORT_KEY = 15
+_S56 = np.uint64(56)
+_LONG_TAG = np.uint64(0xFF) << np.uint64(56)
+
+
+@inline_kernel
+def _name_key(data, a, b, hmask):
+    """(k0, k1, h): the partition key of the name ``data[a:b]`` and its 64-bit hash
+    (the partition: its top bits; the slot: its low bits)."""
+    length = b - a
+    if length <= _SHORT_KEY:
+        w0, w1 = _short_words(data, a, b)
+        k1 = w1 | (np.uint64(length) << _S56)
+        return w0, k1, _mix(_step(_step(_SEED, w0), k1))
+    h = _start(length)
+    p = a
+    while p + 8 <= b:
+        h = _step(h, _word(data, np.int64(p)))
+        p += 8
+    if p < b:
+        h = _step(h, _tail(data, p, b))
+    h = _mix(h) & hmask
+    return h, _LONG_TAG | np.uint64(length), h
+
+
+@inline_kernel
+def _key_hash(k0, k1):
+    """The hash of a key from :func:`_name_key` (its third value)."""
+    if k1 >= _LONG_TAG:
+        return k0
+    return _mix(_step(_step(_SEED, k0), k1))
+
+
+@inline_kernel
+def _span(pre_off, pre_data, offsets, datas, n0, k, q):
+    """(column, start, end) of the name at position ``q`` (column -1: the known names)."""
+    if q < n0:
+        return -1, np.int64(pre_off[q]), np.int64(pre_off[q + 1])
+    r = q - n0
+    i = r // k
+    c = r - i * k
+    return c, np.int64(offsets[c][i]), np.int64(offsets[c][i + 1])
+
+
+@inline_kernel
+def _same_bytes(x, a, y, b, length):
+    """``x[a:a+length] == y[b:b+length]``."""
+    t = 0
+    while t + 8 <= length:
+        if _word(x, np.int64(a + t)) != _word(y, np.int64(b + t)):
+            return False
+        t += 8
+    if t < length:
+        return _tail(x, a + t, a + length) == _tail(y, b + t, b + length)
+    return True
+
+
+@inline_kernel
+def _same_names(pre_off, pre_data, offsets, datas, n0, k, q1, q2):
+    """Whether the names at positions ``q1`` and ``q2`` are equal."""
+    c1, a1, b1 = _span(pre_off, pre_data, offsets, datas, n0, k, q1)
+    c2, a2, b2 = _span(pre_off, pre_data, offsets, datas, n0, k, q2)
+    if b1 - a1 != b2 - a2:
+        return False
+    x = pre_data if c1 < 0 else datas[c1]
+    y = pre_data if c2 < 0 else datas[c2]
+    return _same_bytes(x, a1, y, a2, b1 - a1)
+
+
+@kernel
+def str_partition_counts(pre_off, pre_data, offsets, datas, base, hmask, shift, part,
+                         counts):
+    """Each name's partition (its hash's top bits, ``hash >> shift``) to ``part`` (the
+    known names first when ``pre_off`` has any, at ``part[0:]``; the columns' rows by
+    row from ``part[base]``), and ``counts[p]`` += the names of partition ``p``."""
+    for j in range(pre_off.shape[0] - 1):
+        _, _, h = _name_key(pre_data, np.int64(pre_off[j]), np.int64(pre_off[j + 1]), hmask)
+        p = h >> shift
+        part[j] = p
+        counts[p] += 1
+    k = len(offsets)
+    for i in range(offsets[0].shape[0] - 1):
+        for c in range(k):
+            _, _, h = _name_key(datas[c], np.int64(offsets[c][i]), np.int64(offsets[c][i + 1]),
+                                hmask)
+            p = h >> shift
+            part[base + i * k + c] = p
+            counts[p] += 1
+
+
+@kernel
+def str_partition_scatter(pre_off, pre_data, offsets, datas, base, hmask, part, cursor,
+                          recs):
+    """Each name's record ``[k0, k1, position]`` (its key, as :func:`_name_key`; the
+    positions as in :func:`str_partition_counts`) to the next place of its partition's
+    run in ``recs`` (three words a record; ``cursor[p]``: the record where run ``p``
+    goes on, advanced): one write stream a partition."""
+    for j in range(pre_off.shape[0] - 1):
+        k0, k1, _ = _name_key(pre_data, np.int64(pre_off[j]), np.int64(pre_off[j + 1]), hmask)
+        p = part[j]
+        q = cursor[p]
+        recs[3 * q] = k0
+        recs[3 * q + 1] = k1
+        recs[3 * q + 2] = np.uint64(j)
+        cursor[p] = q + 1
+    k = len(offsets)
+    for i in range(offsets[0].shape[0] - 1):
+        for c in range(k):
+            k0, k1, _ = _name_key(datas[c], np.int64(offsets[c][i]),
+                                  np.int64(offsets[c][i + 1]), hmask)
+            e = base + i * k + c
+            p = part[e]
+            q = cursor[p]
+            recs[3 * q] = k0
+            recs[3 * q + 1] = k1
+            recs[3 * q + 2] = np.uint64(e)
+            cursor[p] = q + 1
+
+
+@kernel
+def str_partition_intern(recs, codes, starts, p0, p1, table, dk0, dk1, first, dbase,
+                         count, status, pre_off, pre_data, offsets, datas, n0):
+    """:func:`partition_intern` on the records of :func:`str_partition_scatter`: a
+    partition's distinct names go to ``dk0``, ``dk1`` (keys) and ``first`` (position of
+    the first occurrence) from ``dbase[p]``, ``codes[q]`` gets record ``q``'s code in
+    its partition.
+    ``table`` (uint64 scratch, slots of [k0, k1, code + 1, -], 0 empty). Keys of long
+    names that match are confirmed on the bytes (a mismatch probes on)."""
+    k = len(offsets)
+    n = count[0]
+    cap = dk0.shape[0]
+    big = table.shape[0] // 4
+    status[0] = DONE
+    for p in range(p0, p1):
+        a = starts[p]
+        b = starts[p + 1]
+        if n + (b - a) > cap:
+            status[0] = p
+            break
+        dbase[p] = n
+        slots = 1024 if big > 1024 else big
+        while slots < big and slots < 2 * (b - a) and slots < 4096:
+            slots *= 2
+        mask = np.uint64(slots - 1)
+        table[:4 * slots] = 0
+        d = 0
+        for q in range(a, b):
+            k0 = recs[3 * q]
+            k1 = recs[3 * q + 1]
+            s = np.int64(_key_hash(k0, k1) & mask)
+            while True:
+                g = np.int64(table[4 * s + 2])
+                if g == 0:
+                    table[4 * s] = k0
+                    table[4 * s + 1] = k1
+                    table[4 * s + 2] = np.uint64(d + 1)
+                    dk0[n + d] = k0
+                    dk1[n + d] = k1
+                    first[n + d] = np.int64(recs[3 * q + 2])
+                    g = d
+                    d += 1
+                    break
+                if table[4 * s] == k0 and table[4 * s + 1] == k1:
+                    if k1 < _LONG_TAG or _same_names(pre_off, pre_data, offsets, datas, n0,
+                                                     k, np.int64(recs[3 * q + 2]),
+                                                     first[n + g - 1]):
+                        g -= 1
+                        break
+                s = np.int64((np.uint64(s) + _ONE) & mask)
+            codes[q] = g
+            if 2 * d > slots:  # half full: twice the slots, the keys again
+                slots *= 2
+                mask = np.uint64(slots - 1)
+                table[:4 * slots] = 0
+                for e in range(d):
+                    k0 = dk0[n + e]
+                    k1 = dk1[n + e]
+                    s = np.int64(_key_hash(k0, k1) & mask)
+                    while table[4 * s + 2] != 0:
+                        s = np.int64((np.uint64(s) + _ONE) & mask)
+                    table[4 * s] = k0
+                    table[4 * s + 1] = k1
+                    table[4 * s + 2] = np.uint64(e + 1)
+        n += d
+    count[0] = n
+
+
+@kernel
+def partition_gather_parts(part, base, k, cursor, codes, outs):
+    """The ids of the columns in row order, as :func:`partition_gather`, the partitions
+    read from ``part`` (from ``part[base]``, row by row) instead of hashed again."""
+    for i in range(outs[0].shape[0]):
+        for c in range(k):
+            p = part[base + i * k + c]
+            q = cursor[p]
+            cursor[p] = q + 1
+            prefetch_row(codes, q + _AHEAD)
+            outs[c][i] = codes[q]
+
+
+@kernel
+def positions_to_records(positions, offsets, datas, n0, records, count):
+    """Append the names at ``positions`` (of the columns, as :func:`_span`; none of the
+    known names) to ``records`` (:func:`encode_str_rows`) in order: ``count`` = [names,
+    record words used, name bytes], updated. ``records`` of length 0: only the words
+    needed are counted (returned)."""
+    k = len(offsets)
+    used = count[1]
+    need = 0
+    for j in range(positions.shape[0]):
+        r = positions[j] - n0
+        i = r // k
+        c = r - i * k
+        need += 1 + (np.int64(offsets[c][i + 1]) - np.int64(offsets[c][i]) + 7) // 8
+    if records.shape[0] == 0:
+        return need
+    nbytes = count[2]
+    for j in range(positions.shape[0]):
+        r = positions[j] - n0
+        i = r // k
+        c = r - i * k
+        data = datas[c]
+        a = np.int64(offsets[c][i])
+        b = np.int64(offsets[c][i + 1])
+        records[used] = np.uint64(b - a)
+        q = used + 1
+        p = a
+        while p + 8 <= b:
+            records[q] = _word(data, np.int64(p))
+            q += 1
+            p += 8
+        if p < b:
+            records[q] = _tail(data, p, b)
+            q += 1
+        used = q
+        nbytes += b - a
+    count[0] += positions.shape[0]
+    count[1] = used
+    count[2] = nbytes
+    return need

@@ -159,6 +159,12 @@ PARTITION_MIN = 1 << 24
 PARTITION_BITS = 10
 #: ids per thread of the partitioned path (fewer ids: fewer threads)
 PARTITION_MIN_PER_THREAD = 1 << 20
+#: the bits kept of a long name's hash in its partition key (all: a test lowers it to
+#: force equal keys of different names, which the bytes then tell apart)
+LONG_HASH_MASK = 2**64 - 1
+#: at most 2^STR_PARTITION_BITS partitions of string ids (fewer write streams for the
+#: scatter's 24-byte records; a partition's table of 32-byte slots still fits the L2)
+STR_PARTITION_BITS = 8
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
@@ -345,86 +351,33 @@ class _IntEncoder:
 
     def _encode_partitioned(self, parts: tuple, outs: tuple,
                             scratch: np.ndarray | None) -> None:
-        """:meth:`encode_rows` by radix partitions (the kernels' order: count, scatter,
-        number each partition, rank the first appearances, gather); the names known
-        so far go first, so they keep their ids. The passes over the rows split the
-        rows, the numbering splits the partitions, among up to Numba's number of
-        threads: each thread writes its own places, so the ids do not depend on the
-        split."""
+        """:meth:`encode_rows` by radix partitions (:func:`_radix_ids`); the names known
+        so far go first, so they keep their ids."""
         k = len(parts)
         m = parts[0].shape[0]
         n0 = int(self.count[0])
         pre = _readonly(self.names[:n0])
-        total = n0 + m * k
-        bits = max(1, min(PARTITION_BITS, total.bit_length() - 13))
-        shift = np.uint64(64 - bits)
-        n_parts = 1 << bits
-        threads = max(1, min(numba.get_num_threads(), m * k // PARTITION_MIN_PER_THREAD))
-        cuts = [m * t // threads for t in range(threads + 1)]
-        # thread t: its rows, and the names known so far with the first
-        pres = [pre if t == 0 else _readonly(_NO_ROWS) for t in range(threads)]
-        rows = [tuple(p[cuts[t]:cuts[t + 1]] for p in parts) for t in range(threads)]
-        counts = np.zeros((threads, n_parts), dtype=np.int64)
-        _run_each([lambda t=t: _intern.partition_counts(pres[t], rows[t], shift, counts[t])
-                     for t in range(threads)])
-        starts = np.zeros(n_parts + 1, dtype=np.int64)
-        np.cumsum(counts.sum(axis=0), out=starts[1:])
-        # where each thread's share of each run starts (thread 0's rows first)
-        cursors = starts[:-1] + np.cumsum(counts, axis=0) - counts
-        wide = total >= 2**31
+        plan = _RadixPlan(n0, m, k, PARTITION_BITS)
+        pres = [pre if t == 0 else _readonly(_NO_ROWS) for t in range(plan.threads)]
+        rows = [tuple(p[plan.cuts[t]:plan.cuts[t + 1]] for p in parts)
+                for t in range(plan.threads)]
+        shift = np.uint64(64 - plan.bits)
         # the hashes are dead once numbered, before the ids are written
-        hashes = scratch if scratch is not None and scratch.shape[0] == total \
-            else np.empty(total, dtype=np.int64)
-        codes = np.empty(total, dtype=np.int64 if wide else np.int32)
-        _run_each([lambda t=t: _intern.partition_scatter(
-            pres[t], rows[t], n0 + cuts[t] * k, shift, cursors[t].copy(), hashes, codes)
-            for t in range(threads)])
-        sizes = np.diff(starts)
-        # partitions to threads by ids: contiguous ranges of about equal size
-        pcuts = [0] + [int(np.searchsorted(starts, total * t // threads))
-                       for t in range(1, threads)] + [n_parts]
-        dbase = np.empty(n_parts, dtype=np.int64)
-        found: list = [None] * threads
-
-        def number(t: int) -> None:
-            p0, p1 = pcuts[t], pcuts[t + 1]
-            run = int(sizes[p0:p1].max()) if p1 > p0 else 0
-            table = np.empty(4 * _pow2(2 * run + 1), dtype=np.int64)
-            cap = max(4096, int(starts[p1] - starts[p0]) >> 5)
-            dhash = np.empty(cap, dtype=np.int64)
-            first = np.empty(cap, dtype=np.int64)
-            count = np.zeros(1, dtype=np.int64)
-            status = np.zeros(1, dtype=np.int64)
-            while p0 < p1:
-                _intern.partition_intern(hashes, codes, starts, p0, p1, table, dhash, first,
-                                         dbase, count, status)
-                p0 = int(status[0])
-                if p0 == _intern.DONE:
-                    break
-                n = int(count[0])
-                size = max(2 * dhash.shape[0], n + int(sizes[p0]))
-                dhash, first = _grown(dhash, n, size), _grown(first, n, size)
-            found[t] = (dhash[:int(count[0])], first[:int(count[0])])
-
-        _run_each([lambda t=t: number(t) for t in range(threads)])
-        hashes = _NO_ROWS  # dead (they may be the outputs' buffer): let them go
-        for t in range(1, threads):  # each thread numbered its distinct ids from 0
-            dbase[pcuts[t]:pcuts[t + 1]] += sum(len(found[u][0]) for u in range(t))
-        dhash = np.concatenate([f[0] for f in found]) if threads > 1 else found[0][0]
-        first = np.concatenate([f[1] for f in found]) if threads > 1 else found[0][1]
-        found.clear()
+        hashes = scratch if scratch is not None and scratch.shape[0] == plan.total \
+            else np.empty(plan.total, dtype=np.int64)
+        dhash, _, gid = _radix_ids(
+            plan, 2, [np.int64],
+            count=lambda t, counts: _intern.partition_counts(pres[t], rows[t], shift, counts),
+            scatter=lambda t, cursor, codes: _intern.partition_scatter(
+                pres[t], rows[t], n0 + plan.cuts[t] * k, shift, cursor, hashes, codes),
+            number=lambda codes, starts, p0, p1, table, dist, dbase, count, status:
+                _intern.partition_intern(hashes, codes, starts, p0, p1, table, *dist, dbase,
+                                         count, status),
+            gather=lambda t, cursor, codes: _intern.partition_gather(
+                pres[t], rows[t], shift, cursor, codes,
+                tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)))
+        del hashes
         n = dhash.shape[0]
-        gid = np.empty(n, dtype=np.int64 if wide else np.int32)
-        words = (total + 63) // 64
-        _intern.first_ranks(first, n, np.zeros(words, dtype=np.uint64),
-                            np.empty(words, dtype=np.int64), gid)
-        del first
-        _run_each([lambda t=t: _intern.partition_localize(codes, starts, pcuts[t],
-                                                            pcuts[t + 1], dbase, gid)
-                     for t in range(threads)])
-        _run_each([lambda t=t: _intern.partition_gather(
-            pres[t], rows[t], shift, cursors[t].copy(), codes,
-            tuple(o[cuts[t]:cuts[t + 1]] for o in outs)) for t in range(threads)])
         slots = max(MIN_SLOTS, _pow2(2 * n))
         names = np.empty(slots // 2, dtype=np.int64)
         _intern.ranked_names(dhash, n, gid, names)
@@ -520,6 +473,11 @@ class _StrRowsEncoder:
         if len({o.dtype for o in offsets}) > 1:
             offsets = tuple(_readonly(o.astype(np.int64)) for o in offsets)
         k = len(parts)
+        ids = (offsets[0].shape[0] - 1) * k
+        if ids >= max(PARTITION_MIN, 1) and ids >= int(self.count[0]):
+            self._encode_partitioned(offsets, datas, outs)
+            return
+        self._ready()
         ring = np.empty(RING_ROWS * k, dtype=np.int64)
         start = 0
         while True:
@@ -532,6 +490,62 @@ class _StrRowsEncoder:
             start += done
             need = sum(1 + (int(o[start + 1]) - int(o[start]) + 7) // 8 for o in offsets)
             self._grow(k, need)
+
+    def _encode_partitioned(self, offsets: tuple, datas: tuple, outs: tuple) -> None:
+        """:meth:`encode_rows` by radix partitions (:func:`_radix_ids`) on each name's
+        16-byte key (:func:`fastrate.data._intern.str_partition_scatter`); the names
+        known so far go first (as Arrow buffers), so they keep their ids."""
+        k = len(offsets)
+        m = offsets[0].shape[0] - 1
+        n0 = int(self.count[0])
+        pre_off = np.zeros(n0 + 1, dtype=np.int64)
+        pre_data = np.empty(max(int(self.count[2]), 1), dtype=np.uint8)
+        _intern.records_to_strings(self.records, n0, pre_off, pre_data)
+        pre_off, pre_data = _readonly(pre_off), _readonly(pre_data)
+        plan = _RadixPlan(n0, m, k, STR_PARTITION_BITS)
+        none = _readonly(np.zeros(1, dtype=np.int64))
+        pres = [pre_off if t == 0 else none for t in range(plan.threads)]
+        rows = [tuple(o[plan.cuts[t]:plan.cuts[t + 1] + 1] for o in offsets)
+                for t in range(plan.threads)]
+        shift = np.uint64(64 - plan.bits)
+        hmask = np.uint64(LONG_HASH_MASK)
+        part = np.empty(plan.total, dtype=np.uint8 if plan.bits <= 8 else np.uint16)
+        recs = np.empty(3 * plan.total, dtype=np.uint64)
+        base = [n0 + plan.cuts[t] * k for t in range(plan.threads)]
+        k0, k1, first, gid = _radix_ids(
+            plan, 4, [np.uint64, np.uint64],
+            count=lambda t, counts: _intern.str_partition_counts(
+                pres[t], pre_data, rows[t], datas, base[t], hmask, shift, part, counts),
+            scatter=lambda t, cursor, codes: _intern.str_partition_scatter(
+                pres[t], pre_data, rows[t], datas, base[t], hmask, part, cursor, recs),
+            number=lambda codes, starts, p0, p1, table, dist, dbase, count, status:
+                _intern.str_partition_intern(recs, codes, starts, p0, p1, table, *dist,
+                                             dbase, count, status, pre_off, pre_data,
+                                             offsets, datas, n0),
+            gather=lambda t, cursor, codes: _intern.partition_gather_parts(
+                part, base[t], k, cursor, codes,
+                tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)))
+        del recs, k0, k1, part
+        n = first.shape[0]
+        # the new names' first positions in id order (the known ones keep 0 .. n0-1)
+        at = np.empty(n, dtype=np.int64)
+        at[gid] = first
+        at = at[n0:]
+        need = int(_intern.positions_to_records(at, offsets, datas, n0,
+                                                np.empty(0, dtype=np.uint64), self.count))
+        used = int(self.count[1])
+        if used + need > self.records.shape[0]:
+            self.records = _grown(self.records, used, used + need)
+        _intern.positions_to_records(at, offsets, datas, n0, self.records, self.count)
+        self.table = None  # built when the next call needs it (:meth:`_ready`)
+
+    def _ready(self) -> None:
+        """Build the hash table of the names after a partitioned call."""
+        if self.table is None:
+            n = int(self.count[0])
+            self.table = np.full(4 * max(MIN_SLOTS, _pow2(2 * n + 2)), _intern.EMPTY,
+                                 dtype=np.uint64)
+            _intern.rehash_records(self.records, n, self.table)
 
     def _grow(self, k: int, need: int) -> None:
         n, used = int(self.count[0]), int(self.count[1])
@@ -584,6 +598,89 @@ class NameTable:
             part = _string_buffers(pa.array(names, type=pa.large_string()))
         self.encoder.encode_rows((part,), (out,))
         return out
+
+
+class _RadixPlan:
+    """How a call of ``n0 + m * k`` ids (the names known so far, then ``m`` rows of ``k``
+    columns) is split: ``bits`` of partition (at most ``max_bits``), ``threads``
+    (at most Numba's, PARTITION_MIN_PER_THREAD ids each) and their rows (``cuts``)."""
+
+    def __init__(self, n0: int, m: int, k: int, max_bits: int):
+        self.n0, self.m, self.k = n0, m, k
+        self.total = n0 + m * k
+        self.bits = max(1, min(max_bits, self.total.bit_length() - 13))
+        self.threads = max(1, min(numba.get_num_threads(), m * k // PARTITION_MIN_PER_THREAD))
+        self.cuts = [m * t // self.threads for t in range(self.threads + 1)]
+
+
+def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, number,
+               gather):
+    """Ids by radix partitions, the integer and the string paths' common order: count
+    each partition's ids (``count(t, counts)``, thread ``t``'s rows), write each id's
+    key and position to its partition's run (``scatter(t, cursor, codes)``; ``codes``
+    holds the positions), number each partition (``number(codes, starts, p0, p1,
+    table, dist, dbase, count, status)``: its distinct keys to the arrays ``dist``,
+    one of each dtype of ``keys`` then the first positions, as
+    :func:`fastrate.data._intern.partition_intern`), rank the first appearances, turn
+    the codes into ids and read them back in row order (``gather(t, cursor, codes)``).
+    Rows (count, scatter, gather) and partitions (number) are split among
+    ``plan.threads``: each thread writes its own places, so the ids do not depend on
+    the split. ``slot_words``: the int64/uint64 words of a numbering table's slot.
+    Returns the distinct keys' arrays (the first positions last) and their ids."""
+    threads, total = plan.threads, plan.total
+    n_parts = 1 << plan.bits
+    counts = np.zeros((threads, n_parts), dtype=np.int64)
+    _run_each([lambda t=t: count(t, counts[t]) for t in range(threads)])
+    starts = np.zeros(n_parts + 1, dtype=np.int64)
+    np.cumsum(counts.sum(axis=0), out=starts[1:])
+    # where each thread's share of each run starts (thread 0's rows first)
+    cursors = starts[:-1] + np.cumsum(counts, axis=0) - counts
+    wide = total >= 2**31
+    codes = np.empty(total, dtype=np.int64 if wide else np.int32)
+    _run_each([lambda t=t: scatter(t, cursors[t].copy(), codes) for t in range(threads)])
+    sizes = np.diff(starts)
+    # partitions to threads by ids: contiguous ranges of about equal size
+    pcuts = [0] + [int(np.searchsorted(starts, total * t // threads))
+                   for t in range(1, threads)] + [n_parts]
+    dbase = np.empty(n_parts, dtype=np.int64)
+    found: list = [None] * threads
+    dtypes = [*keys, np.int64]
+
+    def run(t: int) -> None:
+        p0, p1 = pcuts[t], pcuts[t + 1]
+        big = int(sizes[p0:p1].max()) if p1 > p0 else 0
+        table = np.empty(2 * slot_words * _pow2(2 * big + 1),
+                         dtype=np.uint64 if keys[0] == np.uint64 else np.int64)
+        cap = max(4096, int(starts[p1] - starts[p0]) >> 5)
+        dist = [np.empty(cap, dtype=d) for d in dtypes]
+        n_found = np.zeros(1, dtype=np.int64)
+        status = np.zeros(1, dtype=np.int64)
+        while p0 < p1:
+            number(codes, starts, p0, p1, table, dist, dbase, n_found, status)
+            p0 = int(status[0])
+            if p0 == _intern.DONE:
+                break
+            n = int(n_found[0])
+            size = max(2 * dist[0].shape[0], n + int(sizes[p0]))
+            dist = [_grown(x, n, size) for x in dist]
+        found[t] = [x[:int(n_found[0])] for x in dist]
+
+    _run_each([lambda t=t: run(t) for t in range(threads)])
+    for t in range(1, threads):  # each thread numbered its distinct ids from 0
+        dbase[pcuts[t]:pcuts[t + 1]] += sum(len(found[u][0]) for u in range(t))
+    dist = [np.concatenate([f[j] for f in found]) if threads > 1 else found[0][j]
+            for j in range(len(dtypes))]
+    found.clear()
+    n = dist[0].shape[0]
+    gid = np.empty(n, dtype=np.int64 if wide else np.int32)
+    words = (total + 63) // 64
+    _intern.first_ranks(dist[-1], n, np.zeros(words, dtype=np.uint64),
+                        np.empty(words, dtype=np.int64), gid)
+    _run_each([lambda t=t: _intern.partition_localize(codes, starts, pcuts[t], pcuts[t + 1],
+                                                        dbase, gid)
+               for t in range(threads)])
+    _run_each([lambda t=t: gather(t, cursors[t].copy(), codes) for t in range(threads)])
+    return (*dist, gid)
 
 
 def _run_each(fns: list) -> None:
