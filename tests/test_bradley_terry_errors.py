@@ -207,3 +207,15 @@ def test_the_structure_cache_serves_only_its_own_result():
     _, m, _ = bt.los(r1, top=5, method="series", details=True)  # after r2: rebuilt
     bt._SERIES_CACHE[:] = [None, None]
     np.testing.assert_array_equal(bt.los(r1, top=5, method="series")[1], m)
+
+
+def test_los_of_many_players_uses_the_covariance(monkeypatch):
+    """The series holds two dense top x n arrays: past LOS_SERIES_MAX_CELLS cells, exact
+    takes the covariance path."""
+    monkeypatch.setattr(bt, "SERIES_MIN_PLAYERS", 0)
+    r = fit(_games(11, 80, 6000), BTConfig(model="bayeselo", advantage="fit"))
+    assert bt.los(r, top=10, details=True)[2]["path"] == "series"
+    monkeypatch.setattr(bt, "LOS_SERIES_MAX_CELLS", 10 * 80 - 1)
+    names, m, info = bt.los(r, top=10, details=True)
+    assert info["path"] == "covariance"
+    np.testing.assert_allclose(m, bt.los(r, top=10, method="dense")[1], rtol=1e-12)

@@ -1306,6 +1306,9 @@ def _delta_draw(prob: _Problem, result: BTResult, var_d: float) -> tuple[float, 
 #: ``method="exact"`` goes straight to the dense path for at most this many players
 #: (milliseconds there; the series needs well-connected, larger data to pay off)
 SERIES_MIN_PLAYERS = 1000
+#: ``los(method="exact")`` uses the series for at most this many (players x all players)
+#: cells: it holds two dense ``top x n`` arrays of one- and two-hop columns (40 MB each)
+LOS_SERIES_MAX_CELLS = 5_000_000
 #: default certified tolerance of ``method="exact"`` on each standard error (Elo)
 SE_TOLERANCE = 1e-3
 
@@ -1538,7 +1541,8 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
     ``method="exact"``: every difference's standard deviation within ``tolerance`` Elo
     of the exact one, by the fastest path that can certify it: the Neumann series of
     :func:`standard_errors` on the players' two-hop columns (more than
-    ``SERIES_MIN_PLAYERS`` players, bound within ``tolerance``), else the covariance by
+    ``SERIES_MIN_PLAYERS`` players, ``top x players <= LOS_SERIES_MAX_CELLS``, bound
+    within ``tolerance``), else the covariance by
     conjugate gradients or dense (:func:`covariance`, ``method="auto"``).
     ``method="series"``, ``"cg"``, ``"dense"`` force a path. ``details=True`` also
     returns ``{"path", "bound" (Elo, on each difference's sd), "rho"}``.
@@ -1569,7 +1573,9 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
                              hi=MAX_ELO)
     info: dict[str, Any] = {"path": method, "bound": 0.0, "rho": math.nan}
     var = None
-    if method == "series" or (method == "exact" and len(result.players) > SERIES_MIN_PLAYERS):
+    n_players = len(result.players)
+    if method == "series" or (method == "exact" and n_players > SERIES_MIN_PLAYERS
+                              and ids.shape[0] * n_players <= LOS_SERIES_MAX_CELLS):
         from fastrate.ratings import _bt_uncertainty as U
 
         prob, cur, _ = _information(result, games)
