@@ -482,6 +482,10 @@ def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
             gp[p] += 1
 
 
+#: Bradley-Terry runs in lanes only while the matches have at most this many teams on
+#: average: a single match of thousands of players fills one lane of its batch, and
+#: the other lanes' pairs cost 1.5x the scalar kernel (3,000 players)
+_LANES_MAX_MEAN_TEAMS = 32
 #: free-for-alls whose updates run side by side: up to this many consecutive matches
 #: with the same number of teams and no player in common (independent, so one step of
 #: all of them is a loop over lanes that LLVM vectorises; one match is a short chain)
@@ -1313,8 +1317,11 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
             one = _weng_lin_1v1 if config.model.startswith("thurstone") else _lanes_1v1
             one(matches.player, matches.rank, st, pred, pair, games_played, prm)
     elif (plain and config.predict == "logistic" and not config.model.startswith("thurstone")
-          and (not config.balance or matches.n_seats == matches.n_teams)):
-        # (balance leaves a one-player team as it is)
+          and (not config.balance or matches.n_seats == matches.n_teams)
+          and (config.model == "plackett_luce"
+               or matches.n_teams <= _LANES_MAX_MEAN_TEAMS * matches.n_matches)):
+        # (balance leaves a one-player team as it is; Bradley-Terry's O(k^2) pairs run in
+        # every lane, so huge matches, which seldom fill a batch, stay scalar)
         _lanes(mto, matches.team_player_offsets, matches.player, matches.rank, st, pred,
                pair, games_played, prm, matches.n_seats != matches.n_teams)
     elif (matches.n_seats == matches.n_teams and plain and config.predict == "logistic"):
