@@ -39,6 +39,18 @@ def bench_elo_final_ratings(throughput, games, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def bench_elo_final_ratings_one_thread(throughput, games, size):
+    """The same on one thread: up to 2^17 players the counts after the ratings."""
+    throughput.info.update(implementation="fastrate predictions=False, 1 thread", size=size)
+    saved = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        throughput(lambda: _final(games), games.n_games, rounds=3)
+    finally:
+        numba.set_num_threads(saved)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def bench_elo_ratings_only_c(throughput, c_baseline, games, size):
     """The minimal C loop; ``fastrate_vs_this`` is fastrate's final-ratings path over it
     (target >= 0.9)."""
