@@ -522,13 +522,16 @@ _PYTHON_SCRIPT = textwrap.dedent("""
             mask=np.array([True, True, False, True]))
     acc.summary("half"), acc.calibration()
     metrics.match_summary([0.5, 0.3, 0.2], [0.6, 0.7, 0.55], [1, 2, 2], [0, 3])
-    # Elo's final ratings only: one record per player, with and without periods
+    # Elo's final ratings only, with and without periods: the ratings and the counts apart
+    # (up to 2^17 players), then one record per player (the bound lowered to 0)
     elo = load("fastrate.ratings.elo")
-    for period in (None, [0, 0, 1, 1, 2, 2]):
-        elo.rate(fastrate.Games.from_arrays(g.white, g.black, g.score, period=period,
-                                            weight=[1.0, 0.5, 1.0, 1.0, 0.5, 1.0],
-                                            neutral=[True, False] * 3),
-                 elo.EloConfig(advantage=30.0, cap=400.0), predictions=False)
+    for split in (elo._SPLIT_MAX_PLAYERS, 0):
+        elo._SPLIT_MAX_PLAYERS = split
+        for period in (None, [0, 0, 1, 1, 2, 2]):
+            elo.rate(fastrate.Games.from_arrays(g.white, g.black, g.score, period=period,
+                                                weight=[1.0, 0.5, 1.0, 1.0, 0.5, 1.0],
+                                                neutral=[True, False] * 3),
+                     elo.EloConfig(advantage=30.0, cap=400.0), predictions=False)
     # Elo's modelling levers: context ratings, match formats, points share, newcomers
     elo.rate(fastrate.Games.from_arrays(g.white, g.black, g.score, context=[0, 1] * 3,
                                         best_of=[3, 5, 1, 3, 5, 3], share=[0.6] * 6,
