@@ -219,3 +219,43 @@ def test_los_of_many_players_uses_the_covariance(monkeypatch):
     names, m, info = bt.los(r, top=10, details=True)
     assert info["path"] == "covariance"
     np.testing.assert_allclose(m, bt.los(r, top=10, method="dense")[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("connected", [True, False])
+def test_cli_errors_auto_above_the_dense_limit(tmp_path, monkeypatch, connected):
+    """`fastrate batch --errors auto` above AUTO_EXACT players: the certified series when it
+    applies within its tolerance (well-connected data: the exact errors), else the
+    conditional ones (a chain of players: the series does not apply); never the dense
+    O(n^3) path."""
+    import fastrate.cli.batch as cli_batch
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    monkeypatch.setattr(cli_batch, "AUTO_EXACT", 10)
+    if connected:
+        games = _games(5, n=60, g=6000)
+    else:  # a chain: every player meets only his neighbours (spectral radius near 1)
+        rng = np.random.default_rng(3)
+        w = np.repeat(np.arange(39), 30)
+        s = (rng.random(w.size) < 0.5).astype(float)
+        games = fastrate.Games.from_arrays([f"p{i}" for i in w],
+                                           [f"p{i + 1}" for i in w], s)
+    names = games.players.names
+    path = tmp_path / "g.csv"
+    rows = ["white,black,score"] + [f"{names[w]},{names[b]},{s}" for w, b, s in
+                                    zip(games.white, games.black, games.score)]
+    path.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "r.csv"
+    res = CliRunner().invoke(main, ["batch", str(path), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    import pyarrow.csv as pcsv
+    table = pcsv.read_csv(out).to_pydict()
+    got = dict(zip(table["player"], table["se"]))
+    r = fit(games, BTConfig())
+    want = bt.standard_errors(r, method="dense" if connected else "conditional")
+    for name, se in zip(r.players.names, want.rating):
+        assert got[name] == pytest.approx(se, abs=1e-3 if connected else 1e-9)
+    if not connected:  # and they differ from the exact ones here
+        exact = bt.standard_errors(r, method="dense")
+        assert np.max(np.abs(exact.rating - want.rating)) > 1.0

@@ -16,9 +16,11 @@ from fastrate.cli._common import (
     load_games,
     output_options,
 )
+from fastrate.errors import FastrateError
 
 #: --errors auto: the exact standard errors up to this many players (a dense O(n^3)
-#: factorisation: about 1 s at 3,000 on two cores), the conditional ones above
+#: factorisation: about 1 s at 3,000 on two cores); above it the certified series when
+#: it applies within its tolerance (well-connected data), else the conditional ones
 AUTO_EXACT = 3000
 
 
@@ -49,7 +51,8 @@ AUTO_EXACT = 3000
               default="auto", show_default=True, help="Standard errors: exact (inverse "
               "information, O(n^3): many seconds for 10,000 players), conditional (others "
               "held fixed, fast, smaller), bootstrap (parametric, --samples), none; auto: "
-              "exact up to 3,000 players, else conditional (the title says which).")
+              "exact up to 3,000 players; above, exact when the certified series applies "
+              "(well-connected data), else conditional (the title says which).")
 @click.option("--level", default=0.95, show_default=True,
               type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
               help="Confidence level of the ± column (the interval's half-width).")
@@ -138,14 +141,19 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, large
         bar.step()
         result = bt.fit(games, config)
         bar.step()
+        se = None
         if errors == "auto":
-            errors = "exact" if len(result.players) <= AUTO_EXACT else "conditional"
-        if errors == "bootstrap":
+            errors = "exact"
+            if len(result.players) > AUTO_EXACT:
+                se = _certified_series_errors(bt, result)
+                if se is None:
+                    errors = "conditional"
+        if se is not None:
+            pass
+        elif errors == "bootstrap":
             se = bt.bootstrap(result, samples=samples, seed=seed)
         elif errors != "none":
             se = bt.standard_errors(result, method=errors)
-        else:
-            se = None
         matrix = bt.los(result, top=los_top) if los_top > 0 else None
         bar.step()
         n = len(result.players)
@@ -197,6 +205,17 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, large
             click.echo(_los_table(*matrix), err=to_err)
         if output is not None:
             click.echo(f"wrote {n:,} ratings to {output}", err=True)
+
+
+def _certified_series_errors(bt: Any, result: Any) -> Any:
+    """The exact errors by the certified series (``path="series"``) when it applies to
+    ``result`` within the default tolerance, else ``None`` (never the dense path: it is
+    O(n^3) above ``AUTO_EXACT`` players)."""
+    try:
+        se = bt.standard_errors(result, method="series")
+    except FastrateError:
+        return None
+    return se if se.bound <= bt.SE_TOLERANCE else None
 
 
 def _round_table(columns: dict[str, Any], top: int, title: str) -> str:
