@@ -298,6 +298,7 @@ def _partitioned(threads: int, per_thread: int = 1):
         mp.setattr(players, "DIRECT_FREE", 0)
         mp.setattr(players, "DIRECT_PER_ID", 0.0)
         mp.setattr(players, "PARTITION_MIN", 0)
+        mp.setattr(players, "STR_PARTITION_MIN", 0)
         mp.setattr(players, "PARTITION_MIN_PER_THREAD", per_thread)
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         try:
@@ -372,5 +373,74 @@ def test_name_table_partitioned(data, threads):
         for _ in range(data.draw(st.integers(1, 5))):
             chunk = data.draw(st.lists(partition_ints, max_size=20, unique=True))
             got = table.ids(np.array(chunk, dtype=np.int64))
+            assert got.tolist() == [seen.setdefault(x, len(seen)) for x in chunk]
+            assert len(table) == len(seen)
+
+
+# the radix-partitioned path of plain string columns (large calls): forced here on tiny
+# inputs, against the dict and the one-pass kernel, with 1 and 2 threads; names of
+# 15/16/17 bytes (a key of their own up to 15), shared 16-byte prefixes, NUL bytes,
+# non-ASCII, empty names; LONG_HASH_MASK 0 or 3 gives long names equal keys, so the
+# bytes decide
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), k=st.integers(1, 3), n=st.integers(0, 60),
+       threads=st.sampled_from([1, 2]), bits=st.integers(1, 4),
+       hmask=st.sampled_from([2**64 - 1, 3, 0]),
+       types=st.lists(st.booleans(), min_size=3, max_size=3))
+def test_partitioned_string_ids(data, k, n, threads, bits, hmask, types):
+    pool = data.draw(st.lists(tricky_names, min_size=1, max_size=25))
+    values = [data.draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+              for _ in range(k)]
+    cuts = data.draw(st.lists(st.integers(0, 60), max_size=3))
+    cols = [pa.chunked_array(_split(v, cuts),
+                             type=pa.large_string() if types[c] else pa.string())
+            for c, v in enumerate(values)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(players, "PARTITION_MIN", 1 << 62)
+        old = PlayerIndex.intern(*cols)
+    with _partitioned(threads) as mp:
+        mp.setattr(players, "STR_PARTITION_BITS", bits)
+        mp.setattr(players, "LONG_HASH_MASK", hmask)
+        calls = []
+        spied = players._StrRowsEncoder._encode_partitioned
+        mp.setattr(players._StrRowsEncoder, "_encode_partitioned",
+                   lambda self, *a: calls.append(1) or spied(self, *a))
+        new = check(cols, values)
+        assert bool(calls) == (n > 0)
+        assert new.names.tolist() == old[0].names.tolist()
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(PlayerIndex.intern(*cols)[1],
+                                                              old[1]))
+
+
+def test_partitioned_strings_compare_bytes_on_equal_keys():
+    """Long names whose keys are all equal (LONG_HASH_MASK 0): every match is decided
+    on the bytes, across threads and partitions; short names keep exact keys."""
+    rng = np.random.default_rng(5)
+    pool = ["x" * 17, "x" * 16 + "y", "x" * 16, "y" * 40, "y" * 39 + "\x00", "", "\x00",
+            "x" * 15, "名前" * 7] + [f"player{i:012d}" for i in range(60)]
+    values = [[pool[j] for j in rng.integers(0, len(pool), 3000)] for _ in range(2)]
+    got = []
+    for threads in (1, 2):
+        with _partitioned(threads, per_thread=500) as mp:
+            mp.setattr(players, "LONG_HASH_MASK", 0)
+            got.append(check([pa.array(v) for v in values], values))
+    assert got[0].names.tolist() == got[1].names.tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), threads=st.sampled_from([1, 2]), hmask=st.sampled_from([2**64 - 1, 1]))
+def test_name_table_partitioned_strings(data, threads, hmask):
+    """NameTable of text names through the partitioned path from call to call (the
+    names known so far go into the partitions first and keep their ids), and through
+    the one-pass kernel on the table rebuilt after it."""
+    with _partitioned(threads) as mp:
+        mp.setattr(players, "LONG_HASH_MASK", hmask)
+        table = players.NameTable("str")
+        seen: dict = {}
+        for _ in range(data.draw(st.integers(1, 5))):
+            if data.draw(st.booleans()):
+                mp.setattr(players, "PARTITION_MIN", data.draw(st.sampled_from([0, 1 << 62])))
+            chunk = data.draw(st.lists(tricky_names, max_size=20, unique=True))
+            got = table.ids(np.array(chunk, dtype=object))
             assert got.tolist() == [seen.setdefault(x, len(seen)) for x in chunk]
             assert len(table) == len(seen)

@@ -296,14 +296,22 @@ def _intern_case() -> list[np.ndarray]:
     P.PARTITION_MIN = 1 << 20
     try:
         index, ids = P.PlayerIndex.intern(*cols)
+        # string ids through the partitions too (their own switch, off by default)
+        P.STR_PARTITION_MIN = 0
+        import pyarrow as pa
+        names = pa.array([f"player{v % 5000:06d}" + "x" * (v % 3 * 5) for v in pool])
+        sindex, sids = P.PlayerIndex.intern(*(names.take(pa.array(c % len(pool)))
+                                              for c in rng.integers(0, 2**40, cols.shape)))
     finally:
         P.PARTITION_MIN = saved
-    return [index.names, *ids]
+        P.STR_PARTITION_MIN = 1 << 62
+    return [index.names, *ids, sindex.names, *sids]
 
 
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "_encode_partitioned": _intern_case,
     "_run_each": _intern_case,
+    "_radix_threads": _intern_case,
     "_rate_final": _elo_final_case,
     "rate_pools": _pools_case,
     "__init__": _tune_case,
@@ -513,6 +521,17 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     table.ids(np.array([5, 9, -2**63])), table.ids(np.array([9, 4]))
     players.PARTITION_MIN = 1 << 62
     table.ids(np.array([4, 8]))
+    # string ids by the partitions (short and long keys, long keys made equal so the
+    # bytes decide; names known from a first call)
+    players.PARTITION_MIN, players.STR_PARTITION_MIN, players.LONG_HASH_MASK = 0, 0, 3
+    text = players.NameTable("str")
+    text.ids(np.array(["a", "x" * 20, "", "\\x00"], dtype=object))
+    text.ids(np.array(["x" * 19 + "y", "b" * 15, "a", "x" * 20], dtype=object))
+    fastrate.PlayerIndex.intern(pa.array(["q" * 17, "p", "q" * 17]),
+                                pa.array(["p", "r" * 30, "s"], pa.large_string()))
+    players.PARTITION_MIN, players.STR_PARTITION_MIN = 1 << 62, 1 << 62
+    players.LONG_HASH_MASK = 2**64 - 1
+    text.ids(np.array(["c", "x" * 20], dtype=object))
     players.PARTITION_MIN, players.PARTITION_MIN_PER_THREAD = 1 << 24, 1 << 20
     players.MIN_SLOTS = 1024
     # scores as running sums: weights, a mask, draws, calibration bins

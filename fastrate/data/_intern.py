@@ -957,18 +957,17 @@ def str_partition_counts(pre_off, pre_data, offsets, datas, base, hmask, shift, 
 
 @kernel
 def str_partition_scatter(pre_off, pre_data, offsets, datas, base, hmask, part, cursor,
-                          recs):
-    """Each name's record ``[k0, k1, position]`` (its key, as :func:`_name_key`; the
-    positions as in :func:`str_partition_counts`) to the next place of its partition's
-    run in ``recs`` (three words a record; ``cursor[p]``: the record where run ``p``
-    goes on, advanced): one write stream a partition."""
+                          recs, pos):
+    """Each name's key ``[k0, k1]`` (:func:`_name_key`, two words of ``recs``) and its
+    position (``pos``; the positions as in :func:`str_partition_counts`) to the next
+    place of its partition's run (``cursor[p]``: where run ``p`` goes on, advanced)."""
     for j in range(pre_off.shape[0] - 1):
         k0, k1, _ = _name_key(pre_data, np.int64(pre_off[j]), np.int64(pre_off[j + 1]), hmask)
         p = part[j]
         q = cursor[p]
-        recs[3 * q] = k0
-        recs[3 * q + 1] = k1
-        recs[3 * q + 2] = np.uint64(j)
+        recs[2 * q] = k0
+        recs[2 * q + 1] = k1
+        pos[q] = j
         cursor[p] = q + 1
     k = len(offsets)
     for i in range(offsets[0].shape[0] - 1):
@@ -978,19 +977,18 @@ def str_partition_scatter(pre_off, pre_data, offsets, datas, base, hmask, part, 
             e = base + i * k + c
             p = part[e]
             q = cursor[p]
-            recs[3 * q] = k0
-            recs[3 * q + 1] = k1
-            recs[3 * q + 2] = np.uint64(e)
+            recs[2 * q] = k0
+            recs[2 * q + 1] = k1
+            pos[q] = e
             cursor[p] = q + 1
 
 
 @kernel
-def str_partition_intern(recs, codes, starts, p0, p1, table, dk0, dk1, first, dbase,
+def str_partition_intern(recs, pos, starts, p0, p1, table, dk0, dk1, first, dbase,
                          count, status, pre_off, pre_data, offsets, datas, n0):
-    """:func:`partition_intern` on the records of :func:`str_partition_scatter`: a
+    """:func:`partition_intern` on the keys of :func:`str_partition_scatter`: a
     partition's distinct names go to ``dk0``, ``dk1`` (keys) and ``first`` (position of
-    the first occurrence) from ``dbase[p]``, ``codes[q]`` gets record ``q``'s code in
-    its partition.
+    the first occurrence) from ``dbase[p]``, ``pos[q]`` becomes the partition's code.
     ``table`` (uint64 scratch, slots of [k0, k1, code + 1, -], 0 empty). Keys of long
     names that match are confirmed on the bytes (a mismatch probes on)."""
     k = len(offsets)
@@ -1012,8 +1010,8 @@ def str_partition_intern(recs, codes, starts, p0, p1, table, dk0, dk1, first, db
         table[:4 * slots] = 0
         d = 0
         for q in range(a, b):
-            k0 = recs[3 * q]
-            k1 = recs[3 * q + 1]
+            k0 = recs[2 * q]
+            k1 = recs[2 * q + 1]
             s = np.int64(_key_hash(k0, k1) & mask)
             while True:
                 g = np.int64(table[4 * s + 2])
@@ -1023,18 +1021,17 @@ def str_partition_intern(recs, codes, starts, p0, p1, table, dk0, dk1, first, db
                     table[4 * s + 2] = np.uint64(d + 1)
                     dk0[n + d] = k0
                     dk1[n + d] = k1
-                    first[n + d] = np.int64(recs[3 * q + 2])
+                    first[n + d] = pos[q]
                     g = d
                     d += 1
                     break
                 if table[4 * s] == k0 and table[4 * s + 1] == k1:
                     if k1 < _LONG_TAG or _same_names(pre_off, pre_data, offsets, datas, n0,
-                                                     k, np.int64(recs[3 * q + 2]),
-                                                     first[n + g - 1]):
+                                                     k, np.int64(pos[q]), first[n + g - 1]):
                         g -= 1
                         break
                 s = np.int64((np.uint64(s) + _ONE) & mask)
-            codes[q] = g
+            pos[q] = g
             if 2 * d > slots:  # half full: twice the slots, the keys again
                 slots *= 2
                 mask = np.uint64(slots - 1)
@@ -1053,9 +1050,12 @@ def str_partition_intern(recs, codes, starts, p0, p1, table, dk0, dk1, first, db
 
 
 @kernel
-def partition_gather_parts(part, base, k, cursor, codes, outs):
+def partition_gather_parts(part, pre, base, k, cursor, codes, outs):
     """The ids of the columns in row order, as :func:`partition_gather`, the partitions
-    read from ``part`` (from ``part[base]``, row by row) instead of hashed again."""
+    read from ``part`` (from ``part[base]``, row by row) instead of hashed again; the
+    ``pre`` known names (``part[:pre]``) are skipped over."""
+    for j in range(pre):
+        cursor[part[j]] += 1
     for i in range(outs[0].shape[0]):
         for c in range(k):
             p = part[base + i * k + c]

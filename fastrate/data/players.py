@@ -163,8 +163,13 @@ PARTITION_MIN_PER_THREAD = 1 << 20
 #: force equal keys of different names, which the bytes then tell apart)
 LONG_HASH_MASK = 2**64 - 1
 #: at most 2^STR_PARTITION_BITS partitions of string ids (fewer write streams for the
-#: scatter's 24-byte records; a partition's table of 32-byte slots still fits the L2)
+#: scatter's 16-byte keys; a partition's table of 32-byte slots still fits the L2)
 STR_PARTITION_BITS = 8
+#: string calls go through the partitions from this many ids (and PARTITION_MIN): off
+#: for now. On this machine (a VM where fresh memory costs ~2-3 s a GB on first touch)
+#: 100M ids among 1M players ran 8.0-8.3 s against 6.0 s for the one-pass kernel in
+#: the same run: the 2 GB of keys and positions written cost more than the misses saved
+STR_PARTITION_MIN = 1 << 62
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
@@ -474,7 +479,7 @@ class _StrRowsEncoder:
             offsets = tuple(_readonly(o.astype(np.int64)) for o in offsets)
         k = len(parts)
         ids = (offsets[0].shape[0] - 1) * k
-        if ids >= max(PARTITION_MIN, 1) and ids >= int(self.count[0]):
+        if ids >= max(PARTITION_MIN, STR_PARTITION_MIN, 1) and ids >= int(self.count[0]):
             self._encode_partitioned(offsets, datas, outs)
             return
         self._ready()
@@ -510,20 +515,21 @@ class _StrRowsEncoder:
         shift = np.uint64(64 - plan.bits)
         hmask = np.uint64(LONG_HASH_MASK)
         part = np.empty(plan.total, dtype=np.uint8 if plan.bits <= 8 else np.uint16)
-        recs = np.empty(3 * plan.total, dtype=np.uint64)
+        recs = np.empty(2 * plan.total, dtype=np.uint64)
         base = [n0 + plan.cuts[t] * k for t in range(plan.threads)]
         k0, k1, first, gid = _radix_ids(
             plan, 4, [np.uint64, np.uint64],
             count=lambda t, counts: _intern.str_partition_counts(
                 pres[t], pre_data, rows[t], datas, base[t], hmask, shift, part, counts),
             scatter=lambda t, cursor, codes: _intern.str_partition_scatter(
-                pres[t], pre_data, rows[t], datas, base[t], hmask, part, cursor, recs),
+                pres[t], pre_data, rows[t], datas, base[t], hmask, part, cursor, recs,
+                codes),
             number=lambda codes, starts, p0, p1, table, dist, dbase, count, status:
                 _intern.str_partition_intern(recs, codes, starts, p0, p1, table, *dist,
                                              dbase, count, status, pre_off, pre_data,
                                              offsets, datas, n0),
             gather=lambda t, cursor, codes: _intern.partition_gather_parts(
-                part, base[t], k, cursor, codes,
+                part, n0 if t == 0 else 0, base[t], k, cursor, codes,
                 tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)))
         del recs, k0, k1, part
         n = first.shape[0]
@@ -609,8 +615,13 @@ class _RadixPlan:
         self.n0, self.m, self.k = n0, m, k
         self.total = n0 + m * k
         self.bits = max(1, min(max_bits, self.total.bit_length() - 13))
-        self.threads = max(1, min(numba.get_num_threads(), m * k // PARTITION_MIN_PER_THREAD))
+        self.threads = _radix_threads(m * k)
         self.cuts = [m * t // self.threads for t in range(self.threads + 1)]
+
+
+def _radix_threads(ids: int) -> int:
+    """Threads for ``ids`` ids: up to Numba's number, PARTITION_MIN_PER_THREAD ids each."""
+    return max(1, min(numba.get_num_threads(), ids // PARTITION_MIN_PER_THREAD))
 
 
 def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, number,
