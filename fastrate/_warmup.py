@@ -57,13 +57,27 @@ class WarmGroup(NamedTuple):
 # -- the groups: public calls on tiny inputs ------------------------------------------
 
 def _warm_system(name: str) -> None:
-    """A registered rating system: each of its ``warm_specs`` on the registry's tiny data."""
+    """A registered rating system: each of its ``warm_specs`` on the registry's tiny data,
+    with and without per-game outputs where it can skip them."""
     from fastrate import systems
 
     system = systems.get(name)
-    data = systems.tiny_data(system.data)
+    datasets = [systems.tiny_data(system.data)]
+    if system.data == "matches":  # the unweighted and the two-player fast paths
+        from fastrate.data.matches import Matches
+
+        datasets.append(systems.tiny_data("matches", weighted=False))
+        from fastrate.data.games import Games
+
+        datasets.append(Matches.from_games(Games.from_arrays(
+            ["a", "b", "c", "a"], ["b", "c", "a", "c"], [1.0, 0.0, 0.5, 1.0],
+            period=[0, 0, 1, 2])))
     for spec in system.warm_specs or (name,):
-        systems.SystemSpec.parse(spec).rate(data)
+        parsed = systems.SystemSpec.parse(spec)
+        for data in datasets:
+            parsed.rate(data)
+            if system.final_only:  # `fastrate rate` without --predictions
+                parsed.rate(data, predictions=False)
 
 
 def _warm_pairing() -> None:
@@ -164,6 +178,10 @@ def _warm_batch() -> None:
     r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage="fit", prior=1.0))
     bt.covariance(r, method="cg")
     bt.standard_errors(r)
+    bt.standard_errors(r, method="series")  # the certified series' kernels
+    bt.los(r, top=3, method="series")
+    r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage="fit"))  # deflated (no prior)
+    bt.standard_errors(r, method="series")
     for model in bradley_terry_mm.MM_MODELS:
         bradley_terry_mm.fit_mm(g, bt.BTConfig(model=model, prior=1.0), tolerance_elo=1e-3)
     network_scores.network_scores(g)

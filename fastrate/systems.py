@@ -177,10 +177,12 @@ def get(name: str) -> RatingSystem:
     return REGISTRY[key]
 
 
-def tiny_data(kind: str) -> Any:
+def tiny_data(kind: str, weighted: bool = True) -> Any:
     """A tiny valid data set of ``kind`` (one of :data:`DATA_KINDS`): what warm-up runs
     every system on, and what the protocol tests rate. Games have no draws (FIBS rates
-    matches, which have none), two rating periods and unequal weights."""
+    matches, which have none), two rating periods and unequal weights.
+    ``weighted=False``: matches without the half-time player (every seat weight 1), the
+    case the team systems' unweighted fast paths take."""
     if kind == "games":
         from fastrate.data.games import Games
 
@@ -205,7 +207,8 @@ def tiny_data(kind: str) -> Any:
             team=["x", "x", "y", "y", "a", "b", "a", "b", "c", "x", "y", "y", "a", "b"],
             player=["a", "b", "c", "d", "a", "c", "b", "c", "d", "d", "a", "b", "e", "a"],
             rank=[1, 1, 2, 2, 1, 1, 2, 1, 2, 1, 2, 2, 1, 2],
-            weight=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 1.0, 1.0],
+            weight=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+                    0.5 if weighted else 1.0, 1.0, 1.0],
             period=[0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2])
     raise ConfigError(f"no tiny data set of kind {kind!r}; kinds: {', '.join(DATA_KINDS)}")
 
