@@ -397,10 +397,12 @@ def test_partitioned_string_ids(data, k, n, threads, bits, hmask, types):
             for c, v in enumerate(values)]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(players, "PARTITION_MIN", 1 << 62)
+        mp.setattr(players, "STR_PARTITION_MIN", 1 << 62)
         old = PlayerIndex.intern(*cols)
     with _partitioned(threads) as mp:
         mp.setattr(players, "STR_PARTITION_BITS", bits)
         mp.setattr(players, "LONG_HASH_MASK", hmask)
+        mp.setattr(players, "STR_BLOCK_IDS", data.draw(st.sampled_from([1 << 24, 7, 1])))
         calls = []
         spied = players._StrRowsEncoder._encode_partitioned
         mp.setattr(players._StrRowsEncoder, "_encode_partitioned",
@@ -423,6 +425,7 @@ def test_partitioned_strings_compare_bytes_on_equal_keys():
     for threads in (1, 2):
         with _partitioned(threads, per_thread=500) as mp:
             mp.setattr(players, "LONG_HASH_MASK", 0)
+            mp.setattr(players, "STR_BLOCK_IDS", 2000 if threads == 2 else 1 << 24)
             got.append(check([pa.array(v) for v in values], values))
     assert got[0].names.tolist() == got[1].names.tolist()
 

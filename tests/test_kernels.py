@@ -296,15 +296,16 @@ def _intern_case() -> list[np.ndarray]:
     P.PARTITION_MIN = 1 << 20
     try:
         index, ids = P.PlayerIndex.intern(*cols)
-        # string ids through the partitions too (their own switch, off by default)
-        P.STR_PARTITION_MIN = 0
+        # string ids through the partitions too (in blocks of 2^21 ids here)
+        saved_str = P.STR_PARTITION_MIN, P.STR_BLOCK_IDS
+        P.STR_PARTITION_MIN, P.STR_BLOCK_IDS = 0, 1 << 21
         import pyarrow as pa
         names = pa.array([f"player{v % 5000:06d}" + "x" * (v % 3 * 5) for v in pool])
         sindex, sids = P.PlayerIndex.intern(*(names.take(pa.array(c % len(pool)))
                                               for c in rng.integers(0, 2**40, cols.shape)))
     finally:
         P.PARTITION_MIN = saved
-        P.STR_PARTITION_MIN = 1 << 62
+        P.STR_PARTITION_MIN, P.STR_BLOCK_IDS = saved_str
     return [index.names, *ids, sindex.names, *sids]
 
 
@@ -533,6 +534,7 @@ _PYTHON_SCRIPT = textwrap.dedent("""
     players.LONG_HASH_MASK = 2**64 - 1
     text.ids(np.array(["c", "x" * 20], dtype=object))
     players.PARTITION_MIN, players.PARTITION_MIN_PER_THREAD = 1 << 24, 1 << 20
+    players.STR_PARTITION_MIN = 1 << 24
     players.MIN_SLOTS = 1024
     # scores as running sums: weights, a mask, draws, calibration bins
     metrics = load("fastrate.metrics")

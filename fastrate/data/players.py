@@ -165,11 +165,15 @@ LONG_HASH_MASK = 2**64 - 1
 #: at most 2^STR_PARTITION_BITS partitions of string ids (fewer write streams for the
 #: scatter's 16-byte keys; a partition's table of 32-byte slots still fits the L2)
 STR_PARTITION_BITS = 8
-#: string calls go through the partitions from this many ids (and PARTITION_MIN): off
-#: for now. On this machine (a VM where fresh memory costs ~2-3 s a GB on first touch)
-#: 100M ids among 1M players ran 8.0-8.3 s against 6.0 s for the one-pass kernel in
-#: the same run: the 2 GB of keys and positions written cost more than the misses saved
-STR_PARTITION_MIN = 1 << 62
+#: string calls go through the partitions from this many ids (and PARTITION_MIN), in
+#: blocks of STR_BLOCK_IDS ids. 100M ids among 1M players (names ``player000123``):
+#: 6.2 s against 9.3 s for the one-pass kernel in the same run (shared 2-core VM,
+#: load 2.8), where fresh memory costs up to 2-3 s a GB on first touch: one pass over
+#: the whole call (2 GB of keys and positions) ran 8.0-8.3 s against 6.0 s
+STR_PARTITION_MIN = 1 << 24
+#: ids of a block of a partitioned string call (the names known so far go again into
+#: each block's partitions: a few percent more work, buffers reused)
+STR_BLOCK_IDS = 1 << 24
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
@@ -480,7 +484,15 @@ class _StrRowsEncoder:
         k = len(parts)
         ids = (offsets[0].shape[0] - 1) * k
         if ids >= max(PARTITION_MIN, STR_PARTITION_MIN, 1) and ids >= int(self.count[0]):
-            self._encode_partitioned(offsets, datas, outs)
+            # blocks of about STR_BLOCK_IDS ids, each with the names known so far first:
+            # the scratch buffers are reused from block to block (fresh memory is slow)
+            m = offsets[0].shape[0] - 1
+            rows = max(1, STR_BLOCK_IDS // k)
+            bufs: dict = {}
+            for a in range(0, m, rows):
+                b = min(m, a + rows)
+                self._encode_partitioned(tuple(o[a:b + 1] for o in offsets), datas,
+                                         tuple(o[a:b] for o in outs), bufs)
             return
         self._ready()
         ring = np.empty(RING_ROWS * k, dtype=np.int64)
@@ -496,7 +508,8 @@ class _StrRowsEncoder:
             need = sum(1 + (int(o[start + 1]) - int(o[start]) + 7) // 8 for o in offsets)
             self._grow(k, need)
 
-    def _encode_partitioned(self, offsets: tuple, datas: tuple, outs: tuple) -> None:
+    def _encode_partitioned(self, offsets: tuple, datas: tuple, outs: tuple,
+                            bufs: dict) -> None:
         """:meth:`encode_rows` by radix partitions (:func:`_radix_ids`) on each name's
         16-byte key (:func:`fastrate.data._intern.str_partition_scatter`); the names
         known so far go first (as Arrow buffers), so they keep their ids."""
@@ -514,8 +527,8 @@ class _StrRowsEncoder:
                 for t in range(plan.threads)]
         shift = np.uint64(64 - plan.bits)
         hmask = np.uint64(LONG_HASH_MASK)
-        part = np.empty(plan.total, dtype=np.uint8 if plan.bits <= 8 else np.uint16)
-        recs = np.empty(2 * plan.total, dtype=np.uint64)
+        part = _scratch(bufs, "part", plan.total, np.uint8 if plan.bits <= 8 else np.uint16)
+        recs = _scratch(bufs, "recs", 2 * plan.total, np.uint64)
         base = [n0 + plan.cuts[t] * k for t in range(plan.threads)]
         k0, k1, first, gid = _radix_ids(
             plan, 4, [np.uint64, np.uint64],
@@ -530,7 +543,9 @@ class _StrRowsEncoder:
                                              offsets, datas, n0),
             gather=lambda t, cursor, codes: _intern.partition_gather_parts(
                 part, n0 if t == 0 else 0, base[t], k, cursor, codes,
-                tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)))
+                tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)),
+            codes=_scratch(bufs, "codes", plan.total,
+                           np.int64 if plan.total >= 2**31 else np.int32))
         del recs, k0, k1, part
         n = first.shape[0]
         # the new names' first positions in id order (the known ones keep 0 .. n0-1)
@@ -619,13 +634,22 @@ class _RadixPlan:
         self.cuts = [m * t // self.threads for t in range(self.threads + 1)]
 
 
+def _scratch(bufs: dict, name: str, size: int, dtype) -> np.ndarray:
+    """The first ``size`` entries of the buffer ``bufs[name]``, made (larger) when it is
+    missing, too small or of another dtype."""
+    x = bufs.get(name)
+    if x is None or x.dtype != dtype or x.shape[0] < size:
+        x = bufs[name] = np.empty(size + size // 8, dtype=dtype)
+    return x[:size]
+
+
 def _radix_threads(ids: int) -> int:
     """Threads for ``ids`` ids: up to Numba's number, PARTITION_MIN_PER_THREAD ids each."""
     return max(1, min(numba.get_num_threads(), ids // PARTITION_MIN_PER_THREAD))
 
 
 def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, number,
-               gather):
+               gather, codes: np.ndarray | None = None):
     """Ids by radix partitions, the integer and the string paths' common order: count
     each partition's ids (``count(t, counts)``, thread ``t``'s rows), write each id's
     key and position to its partition's run (``scatter(t, cursor, codes)``; ``codes``
@@ -636,7 +660,8 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
     the codes into ids and read them back in row order (``gather(t, cursor, codes)``).
     Rows (count, scatter, gather) and partitions (number) are split among
     ``plan.threads``: each thread writes its own places, so the ids do not depend on
-    the split. ``slot_words``: the int64/uint64 words of a numbering table's slot.
+    the split. ``slot_words``: the int64/uint64 words of a numbering table's slot;
+    ``codes``: a buffer for the codes (int32 below 2^31 ids), or None.
     Returns the distinct keys' arrays (the first positions last) and their ids."""
     threads, total = plan.threads, plan.total
     n_parts = 1 << plan.bits
@@ -647,7 +672,8 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
     # where each thread's share of each run starts (thread 0's rows first)
     cursors = starts[:-1] + np.cumsum(counts, axis=0) - counts
     wide = total >= 2**31
-    codes = np.empty(total, dtype=np.int64 if wide else np.int32)
+    if codes is None:
+        codes = np.empty(total, dtype=np.int64 if wide else np.int32)
     _run_each([lambda t=t: scatter(t, cursors[t].copy(), codes) for t in range(threads)])
     sizes = np.diff(starts)
     # partitions to threads by ids: contiguous ranges of about equal size
