@@ -17,8 +17,11 @@ Smoke sizes are tiny; ``large``: 50M rows x 2 columns = 100M ids among 1M player
 ``ids_per_s`` is the throughput (``unit=ids``); ``fastrate_vs_this`` = fastrate's ids/s
 over the old path's (results checked equal first); for sparse integer ids,
 ``one_pass_ids_per_s`` and ``vs_one_pass``: the one-pass hash kernel that large calls
-used before the radix partitions (``players.PARTITION_MIN`` raised), in the same run; ``extra_bytes_per_id`` = the peak of
-what interning allocates beyond its outputs (tracemalloc: NumPy buffers), per id.
+used before the radix partitions (``players.PARTITION_MIN`` raised), in the same run;
+for plain strings (``string``, ``player_string``, ``large_string``) the same against
+the one-pass string kernel (``players.STR_PARTITION_MIN`` raised);
+``extra_bytes_per_id`` = the peak of what interning allocates beyond its outputs
+(tracemalloc: NumPy buffers), per id.
 Timings are the fastest of several rounds (the machine may be shared).
 """
 
@@ -134,14 +137,15 @@ def bench_intern(throughput, kind: str, size: str) -> None:
     old = best_time(lambda: old_intern(white, black), 2 if large else 5)
     throughput.info["old_ids_per_s"] = n_ids / old
     throughput.info["fastrate_vs_this"] = throughput.info["games_per_s"] / (n_ids / old)
-    if kind == "int_sparse":
+    if kind in ("int_sparse", "string", "player_string", "large_string"):
         from fastrate.data import players
 
-        saved = players.PARTITION_MIN
-        players.PARTITION_MIN = 1 << 62
+        name = "PARTITION_MIN" if kind == "int_sparse" else "STR_PARTITION_MIN"
+        saved = getattr(players, name)
+        setattr(players, name, 1 << 62)
         try:
             one = best_time(lambda: PlayerIndex.intern(white, black), 3 if large else 5)
         finally:
-            players.PARTITION_MIN = saved
+            setattr(players, name, saved)
         throughput.info["one_pass_ids_per_s"] = n_ids / one
         throughput.info["vs_one_pass"] = throughput.info["games_per_s"] / (n_ids / one)

@@ -899,6 +899,18 @@ def _key_hash(k0, k1):
 
 
 @inline_kernel
+def _slot_hash(k0, k1):
+    """The hash whose low bits pick a key's slot in its partition's table (two rounds
+    of :func:`_step`'s multiply-xorshift; the partition came from other bits)."""
+    return _step(k0, k1 * _K)
+
+
+if numba.config.DISABLE_JIT:  # pragma: no cover - the same on Python ints
+    def _slot_hash(k0, k1):  # noqa: F811
+        return _step(k0, np.uint64((int(k1) * int(_K)) & MASK64))
+
+
+@inline_kernel
 def _span(pre_off, pre_data, offsets, datas, n0, k, q):
     """(column, start, end) of the name at position ``q`` (column -1: the known names)."""
     if q < n0:
@@ -1012,7 +1024,7 @@ def str_partition_intern(recs, pos, starts, p0, p1, table, dk0, dk1, first, dbas
         for q in range(a, b):
             k0 = recs[2 * q]
             k1 = recs[2 * q + 1]
-            s = np.int64(_key_hash(k0, k1) & mask)
+            s = np.int64(_slot_hash(k0, k1) & mask)
             while True:
                 g = np.int64(table[4 * s + 2])
                 if g == 0:
@@ -1039,7 +1051,7 @@ def str_partition_intern(recs, pos, starts, p0, p1, table, dk0, dk1, first, dbas
                 for e in range(d):
                     k0 = dk0[n + e]
                     k1 = dk1[n + e]
-                    s = np.int64(_key_hash(k0, k1) & mask)
+                    s = np.int64(_slot_hash(k0, k1) & mask)
                     while table[4 * s + 2] != 0:
                         s = np.int64((np.uint64(s) + _ONE) & mask)
                     table[4 * s] = k0

@@ -484,15 +484,17 @@ class _StrRowsEncoder:
         k = len(parts)
         ids = (offsets[0].shape[0] - 1) * k
         if ids >= max(PARTITION_MIN, STR_PARTITION_MIN, 1) and ids >= int(self.count[0]):
-            # blocks of about STR_BLOCK_IDS ids, each with the names known so far first:
-            # the scratch buffers are reused from block to block (fresh memory is slow)
+            # blocks of about STR_BLOCK_IDS ids, each with the names known so far first
+            # (blocks of at least 8 ids a known name: that work stays under 1/8): the
+            # scratch buffers are reused from block to block (fresh memory is slow)
             m = offsets[0].shape[0] - 1
-            rows = max(1, STR_BLOCK_IDS // k)
             bufs: dict = {}
-            for a in range(0, m, rows):
-                b = min(m, a + rows)
+            a = 0
+            while a < m:
+                b = min(m, a + max(1, max(STR_BLOCK_IDS, 8 * int(self.count[0])) // k))
                 self._encode_partitioned(tuple(o[a:b + 1] for o in offsets), datas,
                                          tuple(o[a:b] for o in outs), bufs)
+                a = b
             return
         self._ready()
         ring = np.empty(RING_ROWS * k, dtype=np.int64)
