@@ -891,14 +891,6 @@ def _name_key(data, a, b, hmask):
 
 
 @inline_kernel
-def _key_hash(k0, k1):
-    """The hash of a key from :func:`_name_key` (its third value)."""
-    if k1 >= _LONG_TAG:
-        return k0
-    return _mix(_step(_step(_SEED, k0), k1))
-
-
-@inline_kernel
 def _slot_hash(k0, k1):
     """The hash whose low bits pick a key's slot in its partition's table (two rounds
     of :func:`_step`'s multiply-xorshift; the partition came from other bits)."""
