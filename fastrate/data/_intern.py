@@ -736,6 +736,17 @@ def partition_scatter(pre, cols, base, shift, cursor, hashes, pos):
             cursor[p] = q + 1
 
 
+@inline_kernel
+def _run_slots(big, run):
+    """The table slots for a partition's run of ``run`` keys: 1024 (or ``big``, the
+    scratch's size, when smaller), doubled up to twice the run, at most 4096 or
+    ``big`` (the table doubles further when half full)."""
+    slots = 1024 if big > 1024 else big
+    while slots < big and slots < 2 * run and slots < 4096:
+        slots *= 2
+    return slots
+
+
 @kernel
 def partition_intern(hashes, pos, starts, p0, p1, table, dhash, first, dbase, count,
                      status):
@@ -758,9 +769,7 @@ def partition_intern(hashes, pos, starts, p0, p1, table, dhash, first, dbase, co
             status[0] = p
             break
         dbase[p] = n
-        slots = 1024 if big > 1024 else big
-        while slots < big and slots < 2 * (b - a) and slots < 4096:
-            slots *= 2
+        slots = _run_slots(big, b - a)
         mask = np.uint64(slots - 1)
         table[:2 * slots] = 0
         d = 0
@@ -1007,9 +1016,7 @@ def str_partition_intern(recs, pos, starts, p0, p1, table, dk0, dk1, first, dbas
             status[0] = p
             break
         dbase[p] = n
-        slots = 1024 if big > 1024 else big
-        while slots < big and slots < 2 * (b - a) and slots < 4096:
-            slots *= 2
+        slots = _run_slots(big, b - a)
         mask = np.uint64(slots - 1)
         table[:4 * slots] = 0
         d = 0

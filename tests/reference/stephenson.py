@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from reference.glicko import _given, _lag_step  # the per-game columns, PlayerRatings' Lag
+
 QV = math.log(10) / 400
 
 
@@ -48,20 +50,6 @@ class Player:
     last_period: int | None = None
     games_played: int = 0
     lag: int = 0
-
-
-def _given(values: list[float | None] | None, k: int) -> float | None:
-    """The per-game value ``values[k]`` when there is one (not None, not NaN)."""
-    if values is None or values[k] is None or math.isnan(values[k]):
-        return None
-    return float(values[k])
-
-
-def _lag_step(players: dict[Any, Any], onset: Any) -> None:
-    """PlayerRatings' ``nlag[ngames != 0] += 1; nlag[playi] <- 0`` after a period."""
-    for x, pl in players.items():
-        if pl.last_period is not None:
-            pl.lag = 0 if x in onset else pl.lag + 1
 
 
 def g(rd2: float) -> float:
