@@ -10,27 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bradley_terry import _football
+from test_bradley_terry import _random_games as _games  # BayesElo-model pairings
 
 import fastrate
 from fastrate.errors import InputError
 from fastrate.ratings import _bt_uncertainty as U
 from fastrate.ratings import bradley_terry as bt
 from fastrate.ratings.bradley_terry import BTConfig, fit
-
-
-def _games(seed: int, n: int, g: int, draws: bool = True) -> fastrate.Games:
-    """Random pairings (well connected), results from the BayesElo model."""
-    rng = np.random.default_rng(seed)
-    strength = rng.normal(0, 150, n)
-    w = rng.integers(0, n, g)
-    b = (w + rng.integers(1, n, g)) % n
-    x = strength[w] - strength[b] + 40.0
-    u = rng.random(g)
-    pw = 1 / (1 + 10 ** (-(x - 80) / 400))
-    pl = 1 / (1 + 10 ** ((x + 80) / 400))
-    s = np.where(u < pw, 1.0, np.where(u > 1 - pl, 0.0, 0.5 if draws else 1.0))
-    return fastrate.Games.from_arrays([f"p{i}" for i in w], [f"p{i}" for i in b], s)
-
 
 CONFIGS = {
     "bt_half mean": BTConfig(),
@@ -227,9 +213,9 @@ def test_cli_errors_auto_above_the_dense_limit(tmp_path, monkeypatch, connected)
     applies within its tolerance (well-connected data: the exact errors), else the
     conditional ones (a chain of players: the series does not apply); never the dense
     O(n^3) path."""
-    import fastrate.cli.batch as cli_batch
     from click.testing import CliRunner
 
+    import fastrate.cli.batch as cli_batch
     from fastrate.cli import main
 
     monkeypatch.setattr(cli_batch, "AUTO_EXACT", 10)
