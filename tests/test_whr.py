@@ -5,6 +5,7 @@ flag, and bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ from reference.whr import whr as reference_whr
 import fastrate
 from fastrate import systems
 from fastrate.errors import ArgumentTypeError, ConfigError, InputError, InputTypeError
+from fastrate.evaluate import evaluate
 from fastrate.ratings import whr
 from fastrate.ratings.whr import WHRConfig
 
@@ -256,6 +258,96 @@ def test_games_without_time_or_period_are_one_time_step():
     assert r.predictions.tolist() == [0.5, 0.5]
     ref = reference_whr([("a", "b", 1.0, 0, 0.0), ("b", "c", 0.0, 0, 0.0)], 300.0)
     np.testing.assert_allclose(f.rating, [ref[p][0][1] for p in "abc"], atol=1e-3)
+
+
+# ----------------------------------------------------------------------------------
+# points share: the fitted score is (1 - f) * result + f * share
+
+
+def _shared_games(seed, n_players=9, n_games=90, n_days=30):
+    """Random games with a points share (a result agreeing with it) and weekly periods."""
+    rows = _random_rows(seed, n_players, n_games, n_days)
+    rng = np.random.default_rng(seed + 100)
+    score = np.array([r[2] for r in rows])
+    share = np.where(score == 0.5, 0.5, np.where(score == 1.0, rng.uniform(0.5, 1.0, len(rows)),
+                                                 rng.uniform(0.0, 0.5, len(rows))))
+    time = [float(r[3]) for r in rows]
+    return fastrate.Games.from_arrays([r[0] for r in rows], [r[1] for r in rows], score,
+                                      time=time, period=[t // 7 for t in time], share=share,
+                                      neutral=rng.random(len(rows)) < 0.3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), f=st.sampled_from([0.1, 0.37, 0.5, 1.0]),
+       advantage=st.sampled_from([0.0, 60.0]))
+def test_points_share_fits_the_mixed_score(seed, f, advantage):
+    """``points_share=f`` is the fit of games whose score is the mixed score, bit for bit
+    (ratings, uncertainties, walk-forward predictions); predictions are scored against the
+    real results."""
+    g = _shared_games(seed)
+    mixed = dataclasses.replace(g, score=(1.0 - f) * g.score + f * g.share, share=None)
+    cfg = WHRConfig(w2=40.0, advantage=advantage, tolerance=1e-6)
+    got = whr.rate(g, dataclasses.replace(cfg, points_share=f))
+    want = whr.rate(mixed, cfg)
+    assert np.array_equal(got.predictions, want.predictions)
+    assert np.array_equal(got.rating, want.rating) and np.array_equal(got.rd, want.rd)
+    e = evaluate(g, [f"whr:w2=40,advantage={advantage},tolerance=1e-6,"
+                    f"points_share={f}"])
+    p = got.predictions
+    assert e.rows[0]["log_loss"] == pytest.approx(
+        float(-np.mean(g.score * np.log(p) + (1 - g.score) * np.log(1 - p))), rel=1e-12)
+
+
+def test_points_share_against_the_dense_reference():
+    """The fit with a points share is the posterior maximum of the fractional scores
+    ``(1 - f) result + f share`` (each ``s log P + (1 - s) log(1 - P)``)."""
+    g = _shared_games(7, n_players=6, n_games=30, n_days=8)
+    f = whr.fit(g, WHRConfig(w2=60.0, advantage=35.0, points_share=0.6, tolerance=TIGHT))
+    names = g.players.names
+    s = 0.4 * g.score + 0.6 * g.share
+    ref = reference_whr([(names[g.white[i]], names[g.black[i]], float(s[i]), float(g.time[i]),
+                          0.0 if g.neutral[i] else 35.0) for i in range(g.n_games)], 60.0)
+    got = _history(f)
+    for p, pts in ref.items():
+        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in pts],
+                                   atol=1e-6)
+        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in pts],
+                                   rtol=1e-7)
+
+
+def test_points_share_zero_is_the_results_alone():
+    g = _shared_games(3)
+    plain = dataclasses.replace(g, share=None)
+    a, b = whr.rate(g, WHRConfig(w2=30.0)), whr.rate(plain, WHRConfig(w2=30.0))
+    assert np.array_equal(a.predictions, b.predictions) and np.array_equal(a.rating, b.rating)
+    assert WHRConfig().points_share == 0.0
+    shared = whr.rate(g, WHRConfig(w2=30.0, points_share=0.5))
+    assert not np.array_equal(shared.rating, a.rating)
+
+
+def test_points_share_needs_the_share_column_and_a_range():
+    with pytest.raises(InputError, match=r"points_share needs the games' 'share' column "
+                                         r"\(read_games\(\.\.\., share='COLUMN'\) or --share"):
+        whr.rate(systems.tiny_data("games"), WHRConfig(points_share=0.5))
+    with pytest.raises(InputError, match="points_share needs the games' 'share' column"):
+        whr.fit(systems.tiny_data("games"), WHRConfig(points_share=0.5))
+    for bad in (-0.1, 1.5, math.nan):
+        with pytest.raises(ConfigError, match=r"'points_share' of WHRConfig must be a float "
+                                              r"in \[0, 1\]"):
+            WHRConfig(points_share=bad)
+
+
+def test_points_share_spec_and_search_space():
+    from fastrate.tune import Space, tune
+
+    spec = systems.SystemSpec.parse("whr:w2=20,points_share=0.5")
+    assert spec.config == WHRConfig(w2=20.0, points_share=0.5)
+    space = Space.parse("whr:w2=20,points_share=0..1")
+    assert [d.key for d in space.dims] == ["points_share"]
+    g = _shared_games(5)
+    t = tune(g, "whr:w2=20,points_share=0..1", strategy="grid", grid_points=3)
+    assert sorted(row["points_share"] for row in t.trials) == [0.0, 0.5, 1.0]
+    assert "points_share=" in t.best
 
 
 # ----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from fastrate.errors import ConfigError, InputError
 
 __all__ = ["LN10", "exp", "log", "logistic", "prefetch_row", "select", "expected_score",
            "open_records", "exact_records",
-           "check_batch_start", "cap_lead", "rating_lead", "table_value", "best_of_probability",
+           "check_batch_start", "games_column", "cap_lead", "rating_lead", "table_value", "best_of_probability",
            "game_probability", "records", "gather_block"]
 
 
@@ -47,6 +47,16 @@ def check_batch_start(system: str, games: Any, initial: Any) -> None:
                           "new games together")
     if games.n_games == 0:
         raise InputError(f"{system} needs at least one game")
+
+
+def games_column(games: Any, name: str, what: str) -> np.ndarray:
+    """The games' lever column ``name`` (``share``, ``context``, ...) that the option
+    ``what`` reads, refused with the way to give it when the games lack it."""
+    column = getattr(games, name)
+    if column is None:
+        raise InputError(f"{what} needs the games' {name!r} column (read_games(..., "
+                         f"{name}='COLUMN') or --{name.replace('_', '-')} COLUMN)")
+    return column
 
 
 # ----------------------------------------------------------------------------------

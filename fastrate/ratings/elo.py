@@ -57,6 +57,7 @@ from fastrate.ratings._common import (
     PREFETCH,
     best_of_probability,
     game_probability,
+    games_column,
     logistic,
     prefetch_row,
     rating_lead,
@@ -771,11 +772,7 @@ def _lever_columns(games: Games, config: EloConfig
     unused: context codes (and the number of contexts), match formats, points shares and
     entry ratings. A lever that needs a column the games lack is refused."""
     def need(name: str, what: str) -> np.ndarray:
-        column = getattr(games, name)
-        if column is None:
-            raise InputError(f"{what} needs the games' {name!r} column (read_games(..., "
-                             f"{name}='COLUMN') or --{name.replace('_', '-')} COLUMN)")
-        return column
+        return games_column(games, name, what)
 
     context = best_of = share = _EMPTY_I
     n_context = 0

@@ -7,7 +7,10 @@ maximum a posteriori of one Bayesian model, fitted on all games at once.
 * Bradley-Terry at every game: ``P(i beats j) = 1 / (1 + exp(-(r_i(t) - r_j(t) + h)))``,
   ``h`` the first player's ``advantage`` (0 in neutral games); a score ``s`` in [0, 1]
   enters the likelihood as ``s log P + (1 - s) log(1 - P)`` (a draw is half a win and
-  half a loss, as in Coulom's paper and the ``whr`` package);
+  half a loss, as in Coulom's paper and the ``whr`` package); with ``points_share = f``
+  the fitted score is ``(1 - f) * result + f * share``, ``share`` the first player's
+  share of the points (the games' ``share``: goals, points or games won), as Elo's
+  ``points_share``; predictions stay probabilities of the result;
 * Wiener process along each player's history: between his consecutive time steps
   ``t_k < t_{k+1}``, ``r(t_{k+1}) - r(t_k) ~ N(0, w^2 (t_{k+1} - t_k))`` (``w2`` in
   Elo^2 per time unit);
@@ -81,7 +84,7 @@ from fastrate.data.players import PlayerIndex
 from fastrate.data.results import RatingHistory
 from fastrate.data.state import GAMES_PLAYED, RATING, RD
 from fastrate.errors import InputError
-from fastrate.ratings._common import check_batch_start
+from fastrate.ratings._common import check_batch_start, games_column
 
 __all__ = ["WHRConfig", "WHRFit", "STATE", "fit", "rate", "expected_score", "ELO"]
 
@@ -114,6 +117,9 @@ class WHRConfig:
     shorter than 174 Elo, in (0, 2) (1: Coulom's plain cycling; the fixed point is the
     same; 1.7 needs a quarter of the sweeps of 1 on the ATP file, and about four times
     as many on small, tightly linked data, where sweeps are cheap).
+    ``points_share``: the score the fit uses is ``(1 - points_share) * result +
+    points_share * share``, ``share`` the games' points share column (as Elo's
+    ``points_share``; 0: the results alone).
     """
 
     w2: float = 14.0
@@ -123,6 +129,7 @@ class WHRConfig:
     tolerance: float = 1e-3
     max_iterations: int = 10_000
     relaxation: float = 1.7
+    points_share: float = 0.0
 
     def __post_init__(self) -> None:
         o = "WHRConfig"
@@ -138,6 +145,7 @@ class WHRConfig:
                      integer=True)
         check_number(o, "relaxation", self.relaxation, lo=0.0, hi=2.0, lo_open=True,
                      hi_open=True)
+        check_number(o, "points_share", self.points_share, lo=0.0, hi=1.0)
 
 
 _DEFAULT = WHRConfig()
@@ -323,6 +331,16 @@ class _Layout(NamedTuple):
     pos: np.ndarray  #: position of side (game g: g, g + n) in node order
 
 
+def _fitted_score(games: Games, config: WHRConfig) -> np.ndarray:
+    """The first player's score the fit uses in every stored game: the result, or
+    ``(1 - points_share) * result + points_share * share`` (the games' ``share``)."""
+    f = float(config.points_share)
+    if f <= 0.0:
+        return games.score
+    share = games_column(games, "share", "points_share")
+    return (1.0 - f) * games.score + f * share
+
+
 def _layout(games: Games, config: WHRConfig, steps: np.ndarray) -> _Layout:
     n, m = games.n_games, games.n_players
     player = np.concatenate([games.white, games.black])
@@ -342,7 +360,7 @@ def _layout(games: Games, config: WHRConfig, steps: np.ndarray) -> _Layout:
     pos[order] = np.arange(2 * n, dtype=np.int64)
     other = np.where(order < n, order + n, order - n)
     opp = side_node[pos[other]]
-    s = games.score
+    s = _fitted_score(games, config)
     score = np.concatenate([s, 1.0 - s])[order]
     h = np.full(n, float(config.advantage) / ELO)
     if games.neutral is not None:
