@@ -82,6 +82,7 @@ import numpy as np
 from fastrate import metrics as _metrics
 from fastrate.data import Games, Matches
 from fastrate.data.evaluation import Split, Window, split_windows
+from fastrate.data.games import GAME_ARRAYS
 from fastrate.errors import ConfigError, InputError
 from fastrate.evaluate import score_window
 from fastrate.systems import REGISTRY, SystemSpec, get
@@ -485,7 +486,7 @@ def _prefix(data: Games | Matches, stop: int) -> Games | Matches:
     if not isinstance(data, Games) or (stop == data.n_games and data.order is None):
         return data
     cut = {k: (None if getattr(data, k) is None else np.ascontiguousarray(getattr(data, k)[:stop]))
-           for k in ("white", "black", "score", "time", "period", "weight", "margin", "neutral")}
+           for k in GAME_ARRAYS}
     return dataclasses.replace(data, order=None, **cut)
 
 

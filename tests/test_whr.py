@@ -348,6 +348,14 @@ def test_points_share_spec_and_search_space():
     t = tune(g, "whr:w2=20,points_share=0..1", strategy="grid", grid_points=3)
     assert sorted(row["points_share"] for row in t.trials) == [0.0, 0.5, 1.0]
     assert "points_share=" in t.best
+    # trials rate the games up to the end of the fit window: the share column is cut too
+    t = tune(g, "whr:w2=20,points_share=0.5|1", score_from=20.0)
+    fit = g.time < 20.0
+    for row in t.trials:
+        p = whr.rate(g, WHRConfig(w2=20.0, points_share=row["points_share"])).predictions[fit]
+        s = g.score[fit]
+        assert row["log_loss"] == pytest.approx(
+            float(-np.mean(s * np.log(p) + (1 - s) * np.log(1 - p))), rel=1e-9)
 
 
 # ----------------------------------------------------------------------------------
