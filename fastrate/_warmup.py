@@ -182,6 +182,10 @@ def _warm_batch() -> None:
     bt.los(r, top=3, method="series")
     r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage="fit"))  # deflated (no prior)
     bt.standard_errors(r, method="series")
+    # fixed advantage and drawelo, Gaussian prior: Lanczos alone (single-vector products)
+    r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage=30.0, drawelo=90.0,
+                              gaussian_prior=(0.0, 300.0)))
+    bt.los(r, top=3, method="series")
     for model in bradley_terry_mm.MM_MODELS:
         bradley_terry_mm.fit_mm(g, bt.BTConfig(model=model, prior=1.0), tolerance_elo=1e-3)
     network_scores.network_scores(g)

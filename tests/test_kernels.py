@@ -232,9 +232,18 @@ def _bt_series_case() -> list[np.ndarray]:
     white = rng.integers(0, n, g)
     black = (white + rng.integers(1, n, g)) % n
     games = fr.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], g))
-    r = bt.fit(games, bt.BTConfig(model="bayeselo", advantage="fit"))
-    e = bt.standard_errors(r, method="series")
-    return [e.rating, np.array([e.advantage, e.drawelo, e.bound, e.rho])]
+    U = _import("fastrate.ratings._bt_uncertainty")
+    # the thresholds lowered so that the pairs' terms, the products with A and the LOS
+    # columns run over threads at this size
+    saved = bt.PAIRS_PER_THREAD, U.MIN_ENTRIES_PER_THREAD
+    bt.PAIRS_PER_THREAD, U.MIN_ENTRIES_PER_THREAD = 1000, 1000
+    try:
+        r = bt.fit(games, bt.BTConfig(model="bayeselo", advantage="fit"))
+        e = bt.standard_errors(r, method="series")
+        _, los = bt.los(r, top=20, method="series")
+    finally:
+        bt.PAIRS_PER_THREAD, U.MIN_ENTRIES_PER_THREAD = saved
+    return [r.rating, e.rating, np.array([e.advantage, e.drawelo, e.bound, e.rho]), los]
 
 
 def _pools_case() -> list[np.ndarray]:
@@ -318,6 +327,10 @@ THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "__init__": _tune_case,
     "bootstrap": _bootstrap_case,
     "diagonal_moments": _bt_series_case,
+    "_pool": _bt_series_case,
+    "_workers": _bt_series_case,
+    "gradient": _bt_series_case,
+    "_pair_workers": _bt_series_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,
     "_in_threads": _pga_case,

@@ -27,8 +27,10 @@ value) plus a 10% + 0.001 margin, capped by the rigorous ``ρ <= trace(Ã⁴)^(1
 from __future__ import annotations
 
 import math
+import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +46,9 @@ RHO_MAX = 0.9
 LANCZOS_STEPS, LANCZOS_RTOL = 80, 1e-5
 #: conjugate gradients on I - Ã: relative residual
 CG_RTOL, CG_MAX = 1e-13, 500
+#: the products with ``A`` are split over threads (rows in chunks of equal entries) when
+#: each thread gets at least this many entries
+MIN_ENTRIES_PER_THREAD = 200_000
 #: players per tile side of the two-hop pass (a 640 x 640 tile of A² is 3.3 MB, in the
 #: shared cache; 512 was 10% slower, 1024 50% on the bench), at most MAX_TILES blocks
 #: (so the block-start table stays n x 129)
@@ -51,55 +56,70 @@ TILE, MAX_TILES = 640, 128
 
 
 @kernel
-def _symmetric_csr(n, pw, pb, mxx, offsets, nbr, wt, tmp_row, tmp_nbr, tmp_wt, count):
-    """The symmetric weight graph of the pairs with ``mxx > 0``, each row sorted by
-    neighbour and repeated neighbours merged (their weights added): ``offsets`` (n + 1,
-    zeroed), ``nbr``, ``wt``; two stable counting sorts (by neighbour, then by row) of the
-    entries of both directions. Returns the number of entries."""
+def _pairs_sorted(pw, pb):
+    """True if the pairs are in ``(pw, pb)`` order (as :func:`condense` leaves them)."""
+    for p in range(1, pw.shape[0]):
+        if pw[p] < pw[p - 1] or (pw[p] == pw[p - 1] and pb[p] < pb[p - 1]):
+            return False
+    return True
+
+
+@kernel
+def _symmetric_csr(n, pw, pb, mxx, s, offsets, nbr, a, tnbr, twt, tstart, dstart):
+    """The normalised symmetric graph ``A_ij = W_ij / (s_i s_j)`` of the pairs with
+    ``mxx > 0`` (``W_ij``: the summed ``mxx`` of the pairs of ``i`` and ``j`` in either
+    order; the pairs in ``(pw, pb)`` order, see :func:`_pairs_sorted`): ``offsets``
+    (n + 1), ``nbr`` (sorted, unique per row), ``a``. Row ``r`` is the merge of two sorted
+    runs: its own pairs (``pw = r``, ascending ``pb``: a slice of the pairs) and the
+    transposed ones (``pb = r``), scattered by row in pair order (``tnbr``, ``twt``, so
+    ascending ``pw``); repeated neighbours are merged (weights added in that order).
+    ``tstart`` (n + 2) and ``dstart`` (n + 1): zeroed scratch. Returns the number of
+    entries."""
     m = pw.shape[0]
     for p in range(m):
         if mxx[p] > 0.0:
-            count[pb[p] + 1] += 1
-            count[pw[p] + 1] += 1
+            tstart[pb[p] + 2] += 1
+        dstart[pw[p] + 1] += 1
     for i in range(n):
-        count[i + 1] += count[i]
-    for p in range(m):  # by neighbour: entry (row pw -> nbr pb) and (pb -> pw)
+        tstart[i + 2] += tstart[i + 1]
+        dstart[i + 1] += dstart[i]
+    for p in range(m):  # tstart[r + 1]: the next slot of row r; then its end
         if mxx[p] > 0.0:
-            k = count[pb[p]]
-            tmp_row[k] = pw[p]
-            tmp_nbr[k] = pb[p]
-            tmp_wt[k] = mxx[p]
-            count[pb[p]] += 1
-            k = count[pw[p]]
-            tmp_row[k] = pb[p]
-            tmp_nbr[k] = pw[p]
-            tmp_wt[k] = mxx[p]
-            count[pw[p]] += 1
-    total = count[n - 1] if n > 0 else 0
-    for k in range(total):  # stable by row
-        offsets[tmp_row[k] + 1] += 1
-    for i in range(n):
-        offsets[i + 1] += offsets[i]
-    pos = offsets[:n].copy()
-    for k in range(total):
-        i = tmp_row[k]
-        nbr[pos[i]] = tmp_nbr[k]
-        wt[pos[i]] = tmp_wt[k]
-        pos[i] += 1
-    # merge repeated neighbours in place
+            k = tstart[pb[p] + 1]
+            tnbr[k] = pw[p]
+            twt[k] = mxx[p]
+            tstart[pb[p] + 1] = k + 1
     out = 0
-    start = 0
-    for i in range(n):
-        end = offsets[i + 1]
-        offsets[i] = out
-        for e in range(start, end):
-            if out > offsets[i] and nbr[out - 1] == nbr[e]:
-                wt[out - 1] += wt[e]
+    for r in range(n):
+        offsets[r] = out
+        i = tstart[r]
+        i_end = tstart[r + 1]
+        j = dstart[r]
+        j_end = dstart[r + 1]
+        sr = s[r]
+        while True:
+            while j < j_end and not mxx[j] > 0.0:
+                j += 1
+            if i < i_end and (j >= j_end or tnbr[i] <= pb[j]):
+                c = np.int64(tnbr[i])
+                w = twt[i]
+                i += 1
+            elif j < j_end:
+                c = pb[j]
+                w = mxx[j]
+                j += 1
             else:
-                nbr[out] = nbr[e]
-                wt[out] = wt[e]
+                break
+            if out > offsets[r] and nbr[out - 1] == c:
+                a[out - 1] += w
+            else:
+                if out > offsets[r]:  # the previous neighbour is complete: normalise
+                    a[out - 1] = a[out - 1] / (sr * s[nbr[out - 1]])
+                nbr[out] = c
+                a[out] = w
                 out += 1
-        start = end
+        if out > offsets[r]:
+            a[out - 1] = a[out - 1] / (sr * s[nbr[out - 1]])
     offsets[n] = out
     return out
 
@@ -119,17 +139,10 @@ def _block_starts(offsets, nbr, size, pos):
 
 
 @kernel
-def _normalise(offsets, nbr, wt, s, a):
-    """``a = w_ij / (s_i s_j)``: the entries of ``A``."""
-    for i in range(offsets.shape[0] - 1):
-        for e in range(offsets[i], offsets[i + 1]):
-            a[e] = wt[e] / (s[i] * s[nbr[e]])
-
-
-@kernel
-def _apply(offsets, nbr, a, x, out):
-    """``out = A x`` row by row."""
-    for i in range(offsets.shape[0] - 1):
+def _apply(offsets, nbr, a, x, out, r0, r1):
+    """``out[i] = (A x)_i`` for the rows ``r0 <= i < r1`` (each row's sum in entry order:
+    the same bits however the rows are split over threads)."""
+    for i in range(r0, r1):
         t = 0.0
         for e in range(offsets[i], offsets[i + 1]):
             t += a[e] * x[nbr[e]]
@@ -137,18 +150,26 @@ def _apply(offsets, nbr, a, x, out):
 
 
 @kernel
-def _apply_many(offsets, nbr, a, x, out):
-    """``out = A x`` for the ``k`` columns of ``x`` (``n x k``, row-major): one pass over
-    the graph for all of them."""
-    k = x.shape[1]
-    for i in range(offsets.shape[0] - 1):
-        for c in range(k):
-            out[i, c] = 0.0
+def _apply_four(offsets, nbr, a, x, out, r0, r1):
+    """``out = A x`` for the four columns of ``x`` (``n x 4``, row-major) and the rows
+    ``r0 <= i < r1``: one pass over the graph, four sums in registers (one gather of a
+    32-byte row per entry; four columns cost little more than one)."""
+    for i in range(r0, r1):
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        t3 = 0.0
         for e in range(offsets[i], offsets[i + 1]):
             j = nbr[e]
             w = a[e]
-            for c in range(k):
-                out[i, c] += w * x[j, c]
+            t0 += w * x[j, 0]
+            t1 += w * x[j, 1]
+            t2 += w * x[j, 2]
+            t3 += w * x[j, 3]
+        out[i, 0] = t0
+        out[i, 1] = t1
+        out[i, 2] = t2
+        out[i, 3] = t3
 
 
 @kernel
@@ -215,37 +236,49 @@ def _row_squares(offsets, a, m2):
 
 
 @kernel
-def _columns(offsets, nbr, a, ids, y, z):
-    """Dense rows ``y[r] = A e_i``, ``z[r] = A² e_i`` for ``i = ids[r]`` (zeroed on
-    entry)."""
-    for r in range(ids.shape[0]):
+def _columns(offsets, nbr, a, ids, z, r0, r1):
+    """Dense rows ``z[r] = A² e_i`` (``i = ids[r]``, ``r0 <= r < r1``; zeroed on entry):
+    ``sum_j A_ij A_j.`` over row ``i``'s neighbours ``j`` in order."""
+    for r in range(r0, r1):
         i = ids[r]
         for e in range(offsets[i], offsets[i + 1]):
-            y[r, nbr[e]] += a[e]
-        for j in range(y.shape[1]):
-            yj = y[r, j]
-            if yj != 0.0:
-                for e in range(offsets[j], offsets[j + 1]):
-                    z[r, nbr[e]] += a[e] * yj
+            w = a[e]
+            j = nbr[e]
+            for f in range(offsets[j], offsets[j + 1]):
+                z[r, nbr[f]] += w * a[f]
 
 
 @kernel
-def _gram(offsets, nbr, a, ids, y, z, p1, p2, p3, p4):
-    """``(A^k)_ij`` for ``i, j`` in ``ids``, ``k = 1..4``: ``A_ij``, ``y_i . y_j``,
-    ``y_i . z_j`` (row ``i`` of ``A`` is ``y_i``'s sparse form), ``z_i . z_j`` (a fixed
-    order, and no multithreaded BLAS, which spins badly on a busy machine)."""
+def _entry(offsets, nbr, a, i, j):
+    """``A_ij`` (row ``i``'s neighbours are sorted and unique: a binary search)."""
+    lo = offsets[i]
+    hi = offsets[i + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if nbr[mid] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    return a[lo] if lo < offsets[i + 1] and nbr[lo] == j else 0.0
+
+
+@kernel
+def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
+    """Rows ``r0 <= r < r1`` of ``(A^k)_ij`` for ``i, j`` in ``ids``, ``k = 1..4``:
+    ``A_ij``, ``z_i[j]``, ``A_i. z_j`` (row ``i`` of ``A`` against ``z_j``), ``z_i . z_j``
+    (``p4``: row ``r`` fills ``p4[r, c]`` and ``p4[c, r]`` for ``c >= r``, so rows split
+    over threads write disjoint slots; a fixed order, and no multithreaded BLAS, which
+    spins badly on a busy machine)."""
     k = ids.shape[0]
-    n = y.shape[1]
-    for r in range(k):
+    n = z.shape[1]
+    for r in range(r0, r1):
         i = ids[r]
         for c in range(k):
-            t2 = 0.0
             t3 = 0.0
             for e in range(offsets[i], offsets[i + 1]):
-                t2 += a[e] * y[c, nbr[e]]
                 t3 += a[e] * z[c, nbr[e]]
-            p1[r, c] = y[r, ids[c]]
-            p2[r, c] = t2
+            p1[r, c] = _entry(offsets, nbr, a, i, ids[c])
+            p2[r, c] = z[r, ids[c]]
             p3[r, c] = t3
         c = r
         while c < k:  # four columns at a time: each pass over z[r] serves four
@@ -269,6 +302,50 @@ def _gram(offsets, nbr, a, ids, y, z, p1, p2, p3, p4):
             c += 4
 
 
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The module's thread pool for the row-split products (created on first use)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1),
+                                        thread_name_prefix="fastrate-bt"))
+    return _POOL[0]
+
+
+def _in_chunks(fn: Any, args: tuple, cuts: np.ndarray) -> None:
+    """``fn(*args, r0, r1)`` for consecutive ``cuts``, the chunks in parallel on the
+    module's pool (the first in the calling thread)."""
+    if cuts.shape[0] <= 2:
+        fn(*args, int(cuts[0]), int(cuts[-1]))
+        return
+    pool = _pool()
+    rest = [pool.submit(fn, *args, int(cuts[c]), int(cuts[c + 1]))
+            for c in range(1, cuts.shape[0] - 1)]
+    fn(*args, int(cuts[0]), int(cuts[1]))
+    for f in rest:
+        f.result()
+
+
+def _workers(workers: int | None) -> int:
+    """``workers``, default ``numba.get_num_threads()``."""
+    if workers is None:
+        import numba
+
+        return numba.get_num_threads()
+    return int(workers)
+
+
+def row_splits(offsets: np.ndarray, workers: int | None = None) -> np.ndarray:
+    """Row boundaries ``0 = r_0 < ... < r_w = n`` cutting the graph's entries into
+    ``w`` chunks of about equal size, ``w`` at most ``workers`` (default
+    ``numba.get_num_threads()``) and at most one per MIN_ENTRIES_PER_THREAD entries."""
+    n, nnz = offsets.shape[0] - 1, int(offsets[-1])
+    w = max(1, min(_workers(workers), nnz // MIN_ENTRIES_PER_THREAD, n))
+    cuts = np.searchsorted(offsets, np.arange(1, w) * (nnz / w)).astype(np.int64)
+    return np.unique(np.concatenate([[0], np.clip(cuts, 0, n), [n]]).astype(np.int64))
+
+
 @dataclass
 class Structure:
     """The normalised graph of a fit's information: ``A`` in CSR form, ``s = sqrt(D)``,
@@ -287,116 +364,191 @@ class Structure:
     x: np.ndarray
     s_inv: np.ndarray
     cg_err: float
-    #: ``G w`` for the gauge ``w`` (see :func:`add_parameters`)
+    #: ``G w`` for the gauge ``w`` (see :func:`settle`)
     gw: np.ndarray | None = None
+    #: the rows' split over threads for the products with ``A`` (:func:`row_splits`)
+    splits: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def _rows(self, fn: Any, x: np.ndarray, out: np.ndarray) -> None:
+        """Run the row kernel ``fn`` over all rows, the splits' chunks in parallel."""
+        _in_chunks(fn, (self.offsets, self.nbr, self.a, x, out), self.splits)
+
+    def product(self, v: np.ndarray) -> np.ndarray:
+        """``A v`` (one vector, or the columns of an ``n x k`` array)."""
+        if v.ndim == 1:
+            out = np.empty_like(v)
+            self._rows(_apply, np.ascontiguousarray(v), out)
+            return out
+        n, k = v.shape
+        out = np.empty((n, k))
+        for c in range(0, k, 4):  # four columns per pass over the graph
+            x = np.zeros((n, 4))
+            x[:, :min(4, k - c)] = v[:, c:c + 4]
+            o = np.empty((n, 4))
+            self._rows(_apply_four, x, o)
+            out[:, c:c + 4] = o[:, :min(4, k - c)]
+        return out
 
     def apply(self, v: np.ndarray) -> np.ndarray:
         """``(I - Ã) v``."""
-        out = np.empty_like(v)
-        _apply(self.offsets, self.nbr, self.a, v, out)
-        return v - out + self.u * float(self.u @ v)
+        return v - self.product(v) + self.u * float(self.u @ v)
 
     def deflated(self, v: np.ndarray) -> np.ndarray:
         """``Ã v``."""
-        out = np.empty_like(v)
-        _apply(self.offsets, self.nbr, self.a, v, out)
-        return out - self.u * float(self.u @ v)
+        return self.product(v) - self.u * float(self.u @ v)
 
     def apply_many(self, v: np.ndarray) -> np.ndarray:
         """``(I - Ã) v`` for the columns of ``v`` (``n x k``)."""
-        out = np.empty_like(v)
-        _apply_many(self.offsets, self.nbr, self.a, v, out)
-        return v - out + np.outer(self.u, self.u @ v)
+        return v - self.product(v) + np.outer(self.u, self.u @ v)
 
     def solve(self, b: np.ndarray) -> tuple[np.ndarray, float]:
         """``G b`` (``= D^-1/2 (I - Ã)^-1 D^-1/2 b``) for the columns of ``b`` (``n x k``)
-        by conjugate gradients on ``I - Ã``, one recurrence per column sharing each pass
-        over the graph, and the largest bound ``|y - y*| / |y|`` on a normalised solution's
-        relative error (``|r| / (1 - ρ)``, from the true residual); NaN if CG did not reach
-        its tolerance."""
-        rhs = np.ascontiguousarray(b / self.s[:, None])
-        k = rhs.shape[1]
-        y = np.zeros_like(rhs)
-        r = rhs.copy()
-        p = r.copy()
-        rr = np.einsum("ij,ij->j", r, r)
-        goal = CG_RTOL * np.sqrt(rr)
-        for _ in range(CG_MAX):
-            if np.all(np.sqrt(rr) <= goal):
-                break
-            q = self.apply_many(p)
-            pq = np.einsum("ij,ij->j", p, q)
-            alpha = np.where(pq > 0.0, rr / np.where(pq > 0.0, pq, 1.0), 0.0)
-            y += alpha * p
-            r -= alpha * q
-            rr_new = np.einsum("ij,ij->j", r, r)
-            beta = np.where(rr > 0.0, rr_new / np.where(rr > 0.0, rr, 1.0), 0.0)
-            p = r + beta * p
-            rr = rr_new
-        # the recursive residual drifts from the true one: bound with the true one
-        true = rhs - self.apply_many(y)
-        res = np.sqrt(np.einsum("ij,ij->j", true, true))
-        ynorm = np.sqrt(np.einsum("ij,ij->j", y, y))
-        err = np.where(ynorm > 0.0, res / (1.0 - self.rho) / np.where(ynorm > 0.0, ynorm,
-                                                                        1.0), 0.0)
-        ok = bool(np.all(res <= 1e3 * np.maximum(goal, 1e-300))) or k == 0
-        return y / self.s[:, None], (float(err.max(initial=0.0)) if ok else math.nan)
+        by conjugate gradients (:class:`_Solve`) and the largest bound on a normalised
+        solution's relative error; NaN if CG did not reach its tolerance."""
+        cg = _Solve(self, b)
+        _run(self, None, cg)
+        return cg.result()
 
 
-def _lanczos(st: Structure, seed: int = 20261128) -> float:
-    """The largest ``|eigenvalue|`` of ``Ã`` (Ritz values of a Lanczos run with full
-    reorthogonalisation from a fixed random start)."""
-    n = st.n
-    rng = np.random.default_rng(seed)
-    v = rng.standard_normal(n)
-    v -= st.u * float(st.u @ v)
-    v /= np.linalg.norm(v)
-    basis = np.empty((LANCZOS_STEPS + 1, n))
-    basis[0] = v
-    alpha, beta = [], []
-    history: list[float] = []
-    for k in range(LANCZOS_STEPS):
-        w = st.deflated(basis[k])
-        alpha.append(float(w @ basis[k]))
+class _Lanczos:
+    """The largest ``|eigenvalue|`` of ``Ã``: Ritz values of a Lanczos run with full
+    reorthogonalisation from a fixed random start, one product at a time (``vector``:
+    the next vector to multiply by ``A``; :meth:`feed` its product). ``value`` once
+    ``done``: the Ritz value after its change over the last 3 steps fell below
+    LANCZOS_RTOL (relative), an invariant subspace, or LANCZOS_STEPS steps."""
+
+    def __init__(self, st: Structure, seed: int = 20261128) -> None:
+        self.st = st
+        rng = np.random.default_rng(seed)
+        v = rng.standard_normal(st.n)
+        v -= st.u * float(st.u @ v)
+        self.basis = np.empty((LANCZOS_STEPS + 1, st.n))
+        self.basis[0] = v / np.linalg.norm(v)
+        self.k = 0
+        self.alpha: list[float] = []
+        self.beta: list[float] = []
+        self.history: list[float] = []
+        self.done = False
+        self.value = math.nan
+
+    @property
+    def vector(self) -> np.ndarray:
+        return self.basis[self.k]
+
+    def feed(self, av: np.ndarray) -> None:
+        """One step, given ``A v`` for the current vector ``v``."""
+        k, basis, u = self.k, self.basis, self.st.u
+        w = av - u * float(u @ basis[k])  # Ã v
+        self.alpha.append(float(w @ basis[k]))
         w -= basis[:k + 1].T @ (basis[:k + 1] @ w)  # full reorthogonalisation, twice
         w -= basis[:k + 1].T @ (basis[:k + 1] @ w)
         b = float(np.linalg.norm(w))
-        t = np.diag(alpha) + np.diag(beta, 1) + np.diag(beta, -1)
+        t = np.diag(self.alpha) + np.diag(self.beta, 1) + np.diag(self.beta, -1)
         ritz = np.linalg.eigvalsh(t)
-        history.append(float(max(abs(ritz[0]), abs(ritz[-1]))))
-        if b <= 1e-12 * max(history[-1], 1e-300):  # an invariant subspace: exact
-            break
-        if len(history) >= 4 and abs(history[-1] - history[-4]) <= LANCZOS_RTOL * history[-1]:
-            break
-        beta.append(b)
+        h = self.history
+        h.append(float(max(abs(ritz[0]), abs(ritz[-1]))))
+        if (b <= 1e-12 * max(h[-1], 1e-300)  # an invariant subspace: exact
+                or (len(h) >= 4 and abs(h[-1] - h[-4]) <= LANCZOS_RTOL * h[-1])
+                or k + 1 == LANCZOS_STEPS):
+            self.done, self.value = True, h[-1]
+            return
+        self.beta.append(b)
         basis[k + 1] = w / b
-    return history[-1]
+        self.k = k + 1
+
+
+class _Solve:
+    """``G b`` for the columns of ``b`` (``n x k``) by conjugate gradients on ``I - Ã``
+    (normalised: ``y = (I - Ã)^-1 D^-1/2 b``), one recurrence per column, to a relative
+    residual CG_RTOL, one product at a time (``vector``: the directions ``p`` to multiply
+    by ``A``; :meth:`feed` their product)."""
+
+    def __init__(self, st: Structure, b: np.ndarray) -> None:
+        self.st = st
+        self.rhs = np.ascontiguousarray(b / st.s[:, None])
+        self.y = np.zeros_like(self.rhs)
+        self.r = self.rhs.copy()
+        self.p = self.r.copy()
+        self.rr = np.einsum("ij,ij->j", self.r, self.r)
+        self.goal = CG_RTOL * np.sqrt(self.rr)
+        self.steps = 0
+        self.done = bool(np.all(np.sqrt(self.rr) <= self.goal))
+
+    @property
+    def vector(self) -> np.ndarray:
+        return self.p
+
+    def feed(self, ap: np.ndarray) -> None:
+        """One step, given ``A p``."""
+        p, u = self.p, self.st.u
+        q = p - ap + np.outer(u, u @ p)  # (I - Ã) p
+        pq = np.einsum("ij,ij->j", p, q)
+        alpha = np.where(pq > 0.0, self.rr / np.where(pq > 0.0, pq, 1.0), 0.0)
+        self.y += alpha * p
+        self.r -= alpha * q
+        rr_new = np.einsum("ij,ij->j", self.r, self.r)
+        beta = np.where(self.rr > 0.0, rr_new / np.where(self.rr > 0.0, self.rr, 1.0), 0.0)
+        self.p = self.r + beta * p
+        self.rr = rr_new
+        self.steps += 1
+        self.done = bool(np.all(np.sqrt(self.rr) <= self.goal)) or self.steps >= CG_MAX
+
+    def result(self) -> tuple[np.ndarray, float]:
+        """``(G b, the largest bound |y - y*| / |y|)`` (``|r| / (1 - ρ)`` from the true
+        residual: the recursive one drifts); NaN if CG did not reach its tolerance."""
+        st, y = self.st, self.y
+        true = self.rhs - st.apply_many(y)
+        res = np.sqrt(np.einsum("ij,ij->j", true, true))
+        ynorm = np.sqrt(np.einsum("ij,ij->j", y, y))
+        err = np.where(ynorm > 0.0, res / (1.0 - st.rho) / np.where(ynorm > 0.0, ynorm,
+                                                                      1.0), 0.0)
+        ok = bool(np.all(res <= 1e3 * np.maximum(self.goal, 1e-300))) or y.shape[1] == 0
+        return y / st.s[:, None], (float(err.max(initial=0.0)) if ok else math.nan)
+
+
+def _run(st: Structure, lanczos: _Lanczos | None, solve: _Solve | None) -> None:
+    """Step the Lanczos run and the solve to their ends, sharing each pass over the graph
+    (:meth:`Structure.product` of their vectors side by side). The solve stops early
+    when Lanczos puts ρ at or above RHO_MAX (the series does not apply)."""
+    while True:
+        lz = lanczos is not None and not lanczos.done
+        cg = solve is not None and not solve.done
+        if not (lz or cg):
+            return
+        cols = ([lanczos.vector[:, None]] if lz else []) + ([solve.vector] if cg else [])
+        prod = st.product(np.hstack(cols) if cg else lanczos.vector)
+        if lz:
+            lanczos.feed(prod if prod.ndim == 1 else prod[:, 0])
+            if lanczos.done and not RHO_MARGIN * lanczos.value + RHO_PAD < RHO_MAX:
+                return
+        if cg:
+            solve.feed(prod[:, 1:] if lz else prod)
 
 
 def structure(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, diag: np.ndarray,
               project: bool) -> Structure | None:
     """The normalised graph of the players' information block (``diag``: its diagonal,
     prior precision included); ``None`` where the series does not apply (a negative pair
-    curvature, a player without information)."""
+    curvature, a player without information). ``ρ`` and the fitted parameters come
+    from :func:`settle`."""
     if n < 3 or not np.all(mxx >= 0.0) or not np.all(diag > 0.0):
         return None
-    offsets = np.zeros(n + 1, dtype=np.int64)
+    if not _pairs_sorted(pw, pb):  # virtual draws or games appended: sort them first
+        order = np.lexsort((pb, pw))
+        pw, pb, mxx = pw[order], pb[order], mxx[order]
     cap = 2 * int(np.count_nonzero(mxx > 0.0))
-    nbr = np.empty(cap, dtype=np.int64)
-    wt = np.empty(cap)
-    nnz = _symmetric_csr(n, pw, pb, mxx, offsets, nbr, wt, np.empty(cap, dtype=np.int64),
-                         np.empty(cap, dtype=np.int64), np.empty(cap),
-                         np.zeros(n + 1, dtype=np.int64))
-    nbr, wt = nbr[:nnz], wt[:nnz]
     s = np.sqrt(diag)
-    a = np.empty(nnz)
-    _normalise(offsets, nbr, wt, s, a)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    nbr = np.empty(cap, dtype=np.int32)  # int32: the products and two-hop passes read less
+    a = np.empty(cap)
+    half = cap // 2
+    nnz = _symmetric_csr(n, pw, pb, mxx, s, offsets, nbr, a, np.empty(half, dtype=np.int32),
+                         np.empty(half), np.zeros(n + 2, dtype=np.int64),
+                         np.zeros(n + 1, dtype=np.int64))
+    nbr, a = nbr[:nnz], a[:nnz]  # views: repeated neighbours are rare in large data
     u = s / np.linalg.norm(s) if project else np.zeros(n)
-    st = Structure(n, offsets, nbr, a, s, u, math.nan, math.nan, np.zeros((n, 0)),
-                   np.zeros((0, 0)), 0.0)
-    st.rho_lanczos = _lanczos(st)
-    st.rho = min(1.0, RHO_MARGIN * st.rho_lanczos + RHO_PAD)
-    return st
+    return Structure(n, offsets, nbr, a, s, u, math.nan, math.nan, np.zeros((n, 0)),
+                     np.zeros((0, 0)), 0.0, splits=row_splits(offsets))
 
 
 def diagonal_moments(st: Structure, workers: int | None = None
@@ -404,10 +556,7 @@ def diagonal_moments(st: Structure, workers: int | None = None
     """``(A²)_ii``, ``(A³)_ii``, ``(A⁴)_ii`` for every player: the tiles of
     :func:`_tile_moments` split over ``workers`` threads (default ``numba.get_num_threads()``; each player's sums
     in a fixed order: the same bits for any number of threads)."""
-    if workers is None:
-        import numba
-
-        workers = numba.get_num_threads()
+    workers = _workers(workers)
     n = st.n
     m2, m3, m4 = np.empty(n), np.empty(n), np.empty(n)
     _row_squares(st.offsets, st.a, m2)
@@ -415,7 +564,6 @@ def diagonal_moments(st: Structure, workers: int | None = None
     nb = -(-n // size)
     pos = np.empty((nb + 1, n), dtype=np.int64)
     _block_starts(st.offsets, st.nbr, size, pos)
-    nbr32 = st.nbr.astype(np.int32)  # the graph is read n / size times: fewer bytes
     tiles = [(bi, bl) for bi in range(nb) for bl in range(bi, nb)]
     workers = max(1, min(workers, len(tiles)))
     chunks = [tiles[k::workers] for k in range(workers)]
@@ -424,7 +572,7 @@ def diagonal_moments(st: Structure, workers: int | None = None
     def run(mine: list[tuple[int, int]]) -> None:
         zt = np.empty(size * size)
         for bi, bl in mine:
-            _tile_moments(nbr32, st.a, pos, size, bi, bl, zt, part3, part4)
+            _tile_moments(st.nbr, st.a, pos, size, bi, bl, zt, part3, part4)
 
     if workers == 1:
         run(chunks[0])
@@ -436,14 +584,24 @@ def diagonal_moments(st: Structure, workers: int | None = None
     return m2, m3, m4
 
 
-def add_parameters(st: Structure, h_ptheta: np.ndarray, h_thetatheta: np.ndarray,
-                   w: np.ndarray | None = None) -> bool:
-    """The Schur complement of the fitted parameters: ``x = G H_pθ`` (``n x k``),
-    ``S^-1 = (H_θθ - H_pθ^T x)^-1``; with the gauge ``w`` also ``G w`` (``st.gw``), in the
-    same solve. False if a solve failed."""
+def settle(st: Structure, h_ptheta: np.ndarray, h_thetatheta: np.ndarray,
+           w: np.ndarray | None = None) -> bool:
+    """``ρ`` (Lanczos plus the margin) and the Schur complement of the fitted parameters:
+    ``x = G H_pθ`` (``n x k``), ``S^-1 = (H_θθ - H_pθ^T x)^-1``; with the gauge ``w`` also
+    ``G w`` (``st.gw``). The Lanczos run and the solve share their passes over the graph.
+    False if the series does not apply (``ρ >= RHO_MAX``) or a solve failed."""
     k = h_ptheta.shape[1]
     rhs = h_ptheta if w is None else np.column_stack([h_ptheta, w])
-    sol, err = st.solve(rhs)
+    lanczos = _Lanczos(st)
+    solve = _Solve(st, rhs) if rhs.shape[1] else None
+    _run(st, lanczos, solve)
+    st.rho_lanczos = lanczos.value
+    st.rho = min(1.0, RHO_MARGIN * st.rho_lanczos + RHO_PAD)
+    if not st.rho < RHO_MAX:
+        return False
+    if solve is None:
+        return True
+    sol, err = solve.result()
     if not math.isfinite(err):
         return False
     x = np.ascontiguousarray(sol[:, :k])
@@ -513,12 +671,17 @@ def difference_variances(st: Structure, ids: np.ndarray
     ``z = e_i / s_i - e_j / s_j`` from the players' one- and two-hop columns (products of
     ``A e_i`` and ``A² e_i``), remainder ``ρ / (1 - ρ²) |Ã² z|²``."""
     k = ids.shape[0]
-    y = np.zeros((k, st.n))
+    ids = ids.astype(np.int64)
     z = np.zeros((k, st.n))
-    _columns(st.offsets, st.nbr, st.a, ids.astype(np.int64), y, z)
+    workers = max(1, min(_workers(None), k * st.n // MIN_ENTRIES_PER_THREAD))
+    # z rows: equal counts; the Gram rows: equal areas of the upper triangle
+    _in_chunks(_columns, (st.offsets, st.nbr, st.a, ids, z),
+               np.linspace(0, k, workers + 1).round().astype(np.int64))
     uu = np.outer(st.u[ids], st.u[ids])
     p1, p2, p3, p4 = (np.empty((k, k)) for _ in range(4))
-    _gram(st.offsets, st.nbr, st.a, ids.astype(np.int64), y, z, p1, p2, p3, p4)
+    tri = k - np.sqrt(np.linspace(1.0, 0.0, workers + 1)) * k
+    _in_chunks(_gram, (st.offsets, st.nbr, st.a, ids, z, p1, p2, p3, p4),
+               np.unique(tri.round().astype(np.int64)))
     p1 = 0.5 * (p1 + p1.T) - uu
     p2 = 0.5 * (p2 + p2.T) - uu
     p3 = 0.5 * (p3 + p3.T) - uu

@@ -83,6 +83,8 @@ C = LN10 / 400.0
 DRAW_LIMIT = 2000.0
 #: the inexact-Newton forcing term: CG stops at a relative residual min(FORCING, sqrt|g|)
 FORCING = 1e-3
+#: the pairs' gradient terms run over threads with at least this many pairs each
+PAIRS_PER_THREAD = 100_000
 
 
 def _check_pair(owner: str, name: str, value: Any) -> tuple[float, float]:
@@ -422,19 +424,17 @@ def _log_likelihood(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model)
 
 
 @kernel
-def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
-                        grad, diag, mxx, mxd, mdd):
-    """The gradient of the log-likelihood (``grad``, zeroed here), the diagonal of the
-    negative Hessian (``diag``) and each pair's negative Hessian in ``(x, draw parameter)``
-    (``mxx``, ``mxd``, ``mdd``). Returns False where a draw has probability 0 (drawelo
+def _pair_terms(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
+                gxs, gds, mxx, mxd, mdd, p0, p1):
+    """For the pairs ``p0 <= p < p1``: the log-likelihood's derivatives in the pair's
+    ``x`` (``gxs``) and in the draw parameter (``gds``), and the pair's negative Hessian
+    in ``(x, draw parameter)`` (``mxx``, ``mxd``, ``mdd``); every pair its own slots, so
+    ranges can run in parallel. Returns False where a draw has probability 0 (drawelo
     <= 0, or ν = 0), else True."""
-    for k in range(grad.shape[0]):
-        grad[k] = 0.0
-        diag[k] = 0.0
     de = theta[idr] if idr >= 0 else drawelo
     c2 = C * C
     possible = True
-    for p in range(pw.shape[0]):
+    for p in range(p0, p1):
         x = _pair_x(theta, pw, pb, ph, p, ia, adv)
         gd = 0.0
         if model == 1:
@@ -494,6 +494,20 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, mo
             mxx[p] = c2 * (sw + sl) * q * (1.0 - q)
             mxd[p] = 0.0
             mdd[p] = 0.0
+        gxs[p] = gx
+        gds[p] = gd
+    return possible
+
+
+@kernel
+def _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag):
+    """The gradient (``grad``) and the diagonal of the negative Hessian (``diag``) from
+    the pairs' terms (:func:`_pair_terms`), summed in pair order (zeroed here)."""
+    for k in range(grad.shape[0]):
+        grad[k] = 0.0
+        diag[k] = 0.0
+    for p in range(pw.shape[0]):
+        gx = gxs[p]
         i = pw[p]
         j = pb[p]
         grad[i] += gx
@@ -504,8 +518,23 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, mo
             grad[ia] += ph[p] * gx
             diag[ia] += ph[p] * mxx[p]
         if idr >= 0:
-            grad[idr] += gd
+            grad[idr] += gds[p]
             diag[idr] += mdd[p]
+
+
+def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
+                        grad, diag, mxx, mxd, mdd):
+    """The gradient of the log-likelihood (``grad``), the diagonal of the negative
+    Hessian (``diag``) and each pair's negative Hessian in ``(x, draw parameter)``
+    (``mxx``, ``mxd``, ``mdd``) in one thread: :func:`_pair_terms` then
+    :func:`_sum_pair_terms` (:meth:`_Problem.gradient` runs the first over threads).
+    Returns False where a draw has probability 0."""
+    m = pw.shape[0]
+    gxs = np.empty(m)
+    gds = np.empty(m)
+    possible = _pair_terms(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
+                           gxs, gds, mxx, mxd, mdd, 0, m)
+    _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag)
     return possible
 
 
@@ -529,6 +558,23 @@ def _hessian_vector(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, vec, out):
             out[ia] += ph[p] * ox
         if idr >= 0:
             out[idr] += mxd[p] * dx + mdd[p] * dd
+
+
+@kernel
+def _superiority(r, var, out):
+    """``out[i, j] = P(R_i > R_j) = Φ((r_i - r_j) / sqrt(var[i, j]))`` (1, 0 or 1/2 for a
+    zero variance by the sign of the difference; NaN on the diagonal)."""
+    k = r.shape[0]
+    for i in range(k):
+        for j in range(k):
+            d = r[i] - r[j]
+            sd = math.sqrt(var[i, j])
+            if i == j:
+                out[i, j] = math.nan
+            elif sd > 0.0:
+                out[i, j] = 0.5 * math.erfc(-d / (sd * math.sqrt(2.0)))
+            else:
+                out[i, j] = 1.0 if d > 0.0 else (0.0 if d < 0.0 else 0.5)
 
 
 @kernel
@@ -783,6 +829,8 @@ class _Problem:
     prec: np.ndarray
     mu: np.ndarray
     project: bool
+    #: scratch for the pairs' gradient terms (:meth:`gradient`)
+    _terms: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -810,13 +858,36 @@ class _Problem:
     def gradient(self, theta: np.ndarray, out: tuple) -> bool:
         """Gradient and curvature of :meth:`objective` into ``out`` (grad, diag, mxx, mxd,
         mdd)."""
-        ok = _gradient_curvature(*self.args, theta, self.ia, self.adv, self.idr, self.de,
-                                 self.model, *out)
+        m = self.pairs.white.shape[0]
+        if self._terms is None or self._terms.shape[1] != m:
+            self._terms = np.empty((2, m))
+        gxs, gds = self._terms
+        args = (*self.args, theta, self.ia, self.adv, self.idr, self.de, self.model, gxs,
+                gds, out[2], out[3], out[4])
+        cuts = np.linspace(0, m, _pair_workers(m) + 1).astype(np.int64)
+        if cuts.shape[0] <= 2:
+            ok = _pair_terms(*args, 0, m)
+        else:  # every pair its own slots: the same bits for any number of threads
+            with ThreadPoolExecutor(max_workers=cuts.shape[0] - 2) as pool:
+                rest = [pool.submit(_pair_terms, *args, int(cuts[c]), int(cuts[c + 1]))
+                        for c in range(1, cuts.shape[0] - 1)]
+                ok = _pair_terms(*args, 0, int(cuts[1]))
+                ok = all([f.result() for f in rest]) and ok
+        _sum_pair_terms(*self.hargs, gxs, gds, out[2], out[4], self.ia, self.idr, out[0],
+                        out[1])
         if not self.project:
             grad, diag = out[0], out[1]
             grad -= self.prec * (theta - self.mu)
             diag += self.prec
         return ok
+
+
+def _pair_workers(m: int) -> int:
+    """Threads for the pairs' terms: ``numba.get_num_threads()``, at most one per
+    PAIRS_PER_THREAD pairs."""
+    import numba
+
+    return max(1, min(numba.get_num_threads(), m // PAIRS_PER_THREAD))
 
 
 def _problem(pairs: Pairs, players: PlayerIndex, config: BTConfig) -> _Problem:
@@ -1341,7 +1412,7 @@ def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -
 
     n, p = prob.n, prob.pairs
     st = U.structure(n, p.white, p.black, cur[2], cur[1][:n], prob.project)
-    if st is None or not st.rho < U.RHO_MAX:
+    if st is None:
         return None
     k = prob.size - n
     cols = np.empty((prob.size, k))
@@ -1353,8 +1424,7 @@ def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -
             e[n + c] = 1.0
             _hessian_vector(*args, e, out)
             cols[:, c] = out
-    if (k or w is not None) and not U.add_parameters(st, np.ascontiguousarray(cols[:n]),
-                                                     cols[n:], w):
+    if not U.settle(st, np.ascontiguousarray(cols[:n]), cols[n:], w):
         return None
     return st
 
@@ -1599,15 +1669,8 @@ def los(result: BTResult, top: int = 10, players: Any = None, games: Games | Non
     elif var is None:
         var = _conditional_difference_variance(result, ids, games)
         info["bound"] = math.nan
-    diff = result.rating[ids][:, None] - result.rating[ids][None, :]
-    k = ids.shape[0]
-    out = np.full((k, k), math.nan)
-    for i in range(k):
-        for j in range(k):
-            if i != j:
-                sd = math.sqrt(var[i, j])
-                out[i, j] = (0.5 * math.erfc(-diff[i, j] / (sd * math.sqrt(2.0))) if sd > 0
-                             else (1.0 if diff[i, j] > 0 else 0.0 if diff[i, j] < 0 else 0.5))
+    out = np.empty((ids.shape[0], ids.shape[0]))
+    _superiority(np.ascontiguousarray(result.rating[ids]), np.ascontiguousarray(var), out)
     return (names, out, info) if details else (names, out)
 
 
