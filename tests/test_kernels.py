@@ -329,7 +329,7 @@ THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "diagonal_moments": _bt_series_case,
     "_pool": _bt_series_case,
     "_workers": _bt_series_case,
-    "gradient": _bt_series_case,
+    "_gradient_curvature": _bt_series_case,
     "_pair_workers": _bt_series_case,
     "_run_seeds": _ladder_case,
     "_player_chunks": _pga_case,

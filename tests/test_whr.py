@@ -46,6 +46,15 @@ def _history(fit):
 # Coulom's formulas against the dense reference
 
 
+
+def _assert_matches(got: dict, ref: dict) -> None:
+    """Every player's fitted points and uncertainties equal the reference's."""
+    for p, pts in ref.items():
+        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in pts],
+                                   atol=1e-6)
+        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in pts],
+                                   rtol=1e-7)
+
 def test_tiny_example_matches_the_reference_exactly():
     rows = [("a", "b", 1.0, 0), ("b", "c", 1.0, 1), ("a", "c", 0.5, 5), ("c", "a", 0.0, 5),
             ("b", "a", 0.3, 2)]
@@ -79,11 +88,7 @@ def test_random_histories_match_the_dense_newton_reference(rows, w2, virtual, ad
     ref = reference_whr([(a, b, s, t, 0.0 if n else advantage) for a, b, s, t, n in games],
                         w2, virtual)
     got = _history(f)
-    for p, pts in ref.items():
-        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in pts],
-                                   atol=1e-6)
-        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in pts],
-                                   rtol=1e-7)
+    _assert_matches(got, ref)
     # the fit is the maximum: moving any single point lowers the posterior
     hist = {p: [(t, x) for t, x, _ in pts] for p, pts in got.items()}
     best = log_posterior([(a, b, s, t, 0.0 if n else advantage) for a, b, s, t, n in games],
@@ -308,11 +313,7 @@ def test_points_share_against_the_dense_reference():
     ref = reference_whr([(names[g.white[i]], names[g.black[i]], float(s[i]), float(g.time[i]),
                           0.0 if g.neutral[i] else 35.0) for i in range(g.n_games)], 60.0)
     got = _history(f)
-    for p, pts in ref.items():
-        np.testing.assert_allclose([x for _, x, _ in got[p]], [x for _, x, _ in pts],
-                                   atol=1e-6)
-        np.testing.assert_allclose([u for _, _, u in got[p]], [u for _, _, u in pts],
-                                   rtol=1e-7)
+    _assert_matches(got, ref)
 
 
 def test_points_share_zero_is_the_results_alone():

@@ -523,19 +523,28 @@ def _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag):
 
 
 def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
-                        grad, diag, mxx, mxd, mdd):
+                        grad, diag, mxx, mxd, mdd, terms=None):
     """The gradient of the log-likelihood (``grad``), the diagonal of the negative
     Hessian (``diag``) and each pair's negative Hessian in ``(x, draw parameter)``
-    (``mxx``, ``mxd``, ``mdd``) in one thread: :func:`_pair_terms` then
-    :func:`_sum_pair_terms` (:meth:`_Problem.gradient` runs the first over threads).
-    Returns False where a draw has probability 0."""
+    (``mxx``, ``mxd``, ``mdd``): :func:`_pair_terms` over threads (every pair its own
+    slots), then :func:`_sum_pair_terms` in pair order: the same bits for any number of
+    threads. ``terms``: ``(2, pairs)`` scratch (allocated if None). Returns False where a
+    draw has probability 0."""
     m = pw.shape[0]
-    gxs = np.empty(m)
-    gds = np.empty(m)
-    possible = _pair_terms(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
-                           gxs, gds, mxx, mxd, mdd, 0, m)
+    gxs, gds = np.empty((2, m)) if terms is None else terms
+    args = (pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model, gxs, gds, mxx, mxd,
+            mdd)
+    cuts = np.linspace(0, m, _pair_workers(m) + 1).astype(np.int64)
+    if cuts.shape[0] <= 2:
+        ok = _pair_terms(*args, 0, m)
+    else:
+        with ThreadPoolExecutor(max_workers=cuts.shape[0] - 2) as pool:
+            rest = [pool.submit(_pair_terms, *args, int(cuts[c]), int(cuts[c + 1]))
+                    for c in range(1, cuts.shape[0] - 1)]
+            ok = _pair_terms(*args, 0, int(cuts[1]))
+            ok = all([f.result() for f in rest]) and ok
     _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag)
-    return possible
+    return ok
 
 
 @kernel
@@ -861,20 +870,8 @@ class _Problem:
         m = self.pairs.white.shape[0]
         if self._terms is None or self._terms.shape[1] != m:
             self._terms = np.empty((2, m))
-        gxs, gds = self._terms
-        args = (*self.args, theta, self.ia, self.adv, self.idr, self.de, self.model, gxs,
-                gds, out[2], out[3], out[4])
-        cuts = np.linspace(0, m, _pair_workers(m) + 1).astype(np.int64)
-        if cuts.shape[0] <= 2:
-            ok = _pair_terms(*args, 0, m)
-        else:  # every pair its own slots: the same bits for any number of threads
-            with ThreadPoolExecutor(max_workers=cuts.shape[0] - 2) as pool:
-                rest = [pool.submit(_pair_terms, *args, int(cuts[c]), int(cuts[c + 1]))
-                        for c in range(1, cuts.shape[0] - 1)]
-                ok = _pair_terms(*args, 0, int(cuts[1]))
-                ok = all([f.result() for f in rest]) and ok
-        _sum_pair_terms(*self.hargs, gxs, gds, out[2], out[4], self.ia, self.idr, out[0],
-                        out[1])
+        ok = _gradient_curvature(*self.args, theta, self.ia, self.adv, self.idr, self.de,
+                                 self.model, *out, terms=self._terms)
         if not self.project:
             grad, diag = out[0], out[1]
             grad -= self.prec * (theta - self.mu)
