@@ -6,7 +6,9 @@
   :func:`rate` (a one-match Matches, old ratings as ``initial``; without the 450M
   pair predictions of a 30,000-team match).
 * ``ffa8``: the 20k eight-player free-for-alls of ``bench.generate_matches`` as 20k
-  contests (``rate``), for the per-contest overhead.
+  contests (``rate``), for the per-contest overhead; with the predictions and final
+  only (``rate(..., predictions=False)``, checked to give the same ratings to the bit)
+  (``predictions``).
 
 Baselines, each checked equal to fastrate (performances and rating changes exactly,
 seeds to 1e-12) before its time counts: the naive form of SPEC §2.4 vectorised with
@@ -75,13 +77,16 @@ def bench_codeforces_rate_one_contest(throughput, size):
     np.testing.assert_array_equal(res.rating[idx], r + want.delta)
 
 
+@pytest.mark.parametrize("predictions", [True, False], ids=["predictions", "final"])
 @pytest.mark.parametrize("size", SIZES)
-def bench_codeforces_ffa8(throughput, size):
+def bench_codeforces_ffa8(throughput, size, predictions):
     m = matches_workload("ffa8", scale=1.0 if size == "large" else 0.01)
     throughput.info.update(implementation="fastrate rate", size=size, unit="contests",
-                           entrants_per_contest=8)
-    res = throughput(lambda: cf.rate(m), m.n_matches)
+                           entrants_per_contest=8, predictions=predictions)
+    res = throughput(lambda: cf.rate(m, predictions=predictions), m.n_matches)
     assert np.isfinite(res.rating).all()
+    if not predictions:
+        np.testing.assert_array_equal(res.rating, cf.rate(m).rating)
 
 
 # ----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ Baselines, each checked equal to fastrate before its time counts:
 
 Every implementation computes the same predictions as fastrate (each team's Luce win
 probability, each pair's Elo expected score), checked too. Throughput is in matches per
-second.
+second; ``bench_elom_fastrate`` times the full run and the final-only one (``rate(...,
+predictions=False)``, checked to give the same ratings to the bit) (``predictions``).
 
     pytest bench/bench_elom.py --benchmark-only -m large
 """
@@ -42,18 +43,21 @@ def _workload(size: str, periods: bool = False):
     return m
 
 
-def _rate(m):
-    return elom.rate(m, CONFIG)
+def _rate(m, predictions=True):
+    return elom.rate(m, CONFIG, predictions=predictions)
 
 
+@pytest.mark.parametrize("predictions", [True, False], ids=["predictions", "final"])
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("periods", [False, True], ids=["game_by_game", "periods"])
-def bench_elom_fastrate(throughput, size, periods):
+def bench_elom_fastrate(throughput, size, periods, predictions):
     m = _workload(size, periods)
     throughput.info.update(implementation="fastrate", size=size, unit="matches",
-                           periods=PERIODS if periods else "none")
-    r = throughput(lambda: _rate(m), m.n_matches)
+                           periods=PERIODS if periods else "none", predictions=predictions)
+    r = throughput(lambda: _rate(m, predictions), m.n_matches)
     assert np.isfinite(r.rating).all()
+    if not predictions:
+        np.testing.assert_array_equal(r.rating, _rate(m).rating)
 
 
 def numpy_elom(m, config=CONFIG):

@@ -6,7 +6,9 @@ The baseline is a pure-Python pairwise Elo (match by match, every pair a game, K
 among the opponents, team rating = mean of its players), with the same predictions, on
 a 20k-match subsample of each workload; it is checked equal to fastrate before its time
 counts. (Matches are sequential, so there is no vectorised NumPy form.) Throughput is
-in matches per second.
+in matches per second; ``bench_pairwise_elo_fastrate`` times the full run and the
+final-only one (``rate(..., predictions=False)``, checked to give the same ratings to
+the bit) (``predictions``).
 
     pytest bench/bench_pairwise_elo.py --benchmark-only -m large
 """
@@ -31,17 +33,21 @@ def _workload(shape: str, size: str):
     return matches_workload(shape, scale=1.0 if size == "large" else SMOKE_SCALE)
 
 
-def _rate(m):
-    return pairwise_elo.rate(m, CONFIG)
+def _rate(m, predictions=True):
+    return pairwise_elo.rate(m, CONFIG, predictions=predictions)
 
 
+@pytest.mark.parametrize("predictions", [True, False], ids=["predictions", "final"])
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("shape", SHAPES)
-def bench_pairwise_elo_fastrate(throughput, shape, size):
+def bench_pairwise_elo_fastrate(throughput, shape, size, predictions):
     m = _workload(shape, size)
-    throughput.info.update(implementation="fastrate", size=size, shape=shape, unit="matches")
-    r = throughput(lambda: _rate(m), m.n_matches)
+    throughput.info.update(implementation="fastrate", size=size, shape=shape, unit="matches",
+                           predictions=predictions)
+    r = throughput(lambda: _rate(m, predictions), m.n_matches)
     assert np.isfinite(r.rating).all()
+    if not predictions:
+        np.testing.assert_array_equal(r.rating, _rate(m).rating)
 
 
 def python_pairwise_elo(m, config=CONFIG):

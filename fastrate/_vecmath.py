@@ -93,6 +93,8 @@ def prefetch_row(typingctx, arr, row):  # pragma: no cover - compiled
                                         * (aryty.ndim - 1),
                                         wraparound=False)
         i32 = ir.IntType(32)
+        # (one declaration per module: arrays of different dtypes share it as i8*)
+        ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
         # write, keep in all cache levels, data cache

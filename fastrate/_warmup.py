@@ -72,6 +72,11 @@ def _warm_system(name: str) -> None:
         datasets.append(Matches.from_games(Games.from_arrays(
             ["a", "b", "c", "a"], ["b", "c", "a", "c"], [1.0, 0.0, 0.5, 1.0],
             period=[0, 0, 1, 2])))
+        # every match two teams (2v2, 1v2): the two-team fast paths
+        datasets.append(Matches.from_arrays(
+            match=[1, 1, 1, 1, 2, 2, 2], team=["x", "x", "y", "y", "x", "y", "y"],
+            player=["a", "b", "c", "d", "d", "a", "b"], rank=[1, 1, 2, 2, 1, 2, 2],
+            period=[0, 0, 0, 0, 1, 1, 1]))
     for spec in system.warm_specs or (name,):
         parsed = systems.SystemSpec.parse(spec)
         for data in datasets:

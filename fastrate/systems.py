@@ -128,7 +128,8 @@ class RatingSystem:
     @property
     def final_only(self) -> bool:
         """Whether the module's ``rate`` takes ``predictions=False`` (final ratings only,
-        without the per-game outputs: Elo, Glicko, Glicko-2)."""
+        without the per-game outputs: Elo, Glicko, Glicko-2, Stephenson, TrueSkill,
+        Weng-Lin, pairwise Elo, elom, Codeforces)."""
         return self.accepts("predictions")
 
     def rate(self, data: Any, config: Any = None, initial: Any = None,

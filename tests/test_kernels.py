@@ -291,7 +291,10 @@ def _elo_final_case() -> list[np.ndarray]:
                                  period=np.sort(rng.integers(0, 9, g)),
                                  weight=rng.uniform(0.2, 1.0, g))
     r = elo.rate(games, elo.EloConfig(k=24.0, advantage=20.0), predictions=False)
-    return [r.rating, r.games_played, r.last_period]
+    # without periods the counts go straight into the games played
+    plain = fr.Games.from_arrays(white, black, rng.choice([0.0, 0.5, 1.0], g))
+    q = elo.rate(plain, elo.EloConfig(k=24.0), predictions=False)
+    return [r.rating, r.games_played, r.last_period, q.rating, q.games_played]
 
 
 def _intern_case() -> list[np.ndarray]:
@@ -323,11 +326,11 @@ THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "_run_each": _intern_case,
     "_radix_threads": _intern_case,
     "_rate_final": _elo_final_case,
+    "shared_pool": _elo_final_case,
     "rate_pools": _pools_case,
     "__init__": _tune_case,
     "bootstrap": _bootstrap_case,
     "diagonal_moments": _bt_series_case,
-    "_pool": _bt_series_case,
     "_workers": _bt_series_case,
     "_gradient_curvature": _bt_series_case,
     "_pair_workers": _bt_series_case,
@@ -378,18 +381,25 @@ def test_same_bits_with_one_and_two_threads(case, monkeypatch):
         module = sys.modules.get(name)
         if module is not None and hasattr(module, "ThreadPoolExecutor"):
             monkeypatch.setattr(module, "ThreadPoolExecutor", _CountingPool)
+    # the kernels' shared pool (fastrate._threads) is made anew inside each run, so that
+    # it is counted too: none with one thread, one of >= 2 workers with two
+    shared = _import("fastrate._threads")
     saved = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
         _CountingPool.workers = []
+        monkeypatch.setattr(shared, "_POOL", [])
         one = case()
         assert all((w or 1) <= 1 for w in _CountingPool.workers), _CountingPool.workers
         numba.set_num_threads(2)
         _CountingPool.workers = []
+        monkeypatch.setattr(shared, "_POOL", [])
         two = case()
     finally:
         numba.set_num_threads(saved)
-    assert 2 in _CountingPool.workers or any(
+        for pool in shared._POOL:
+            pool.shutdown()
+    assert any((w or 0) >= 2 for w in _CountingPool.workers) or any(
         d.targetoptions.get("parallel") for d in kernels().values()), \
         f"{case.__name__} started no pool of 2 threads with 2 threads: {_CountingPool.workers}"
     assert len(one) == len(two) > 0

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fastrate"
 #: (rank, group, module prefixes); a module belongs to the longest matching prefix
 LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
     (0, "core", ("fastrate._numba", "fastrate._vecmath", "fastrate._special", "fastrate._files",
-                 "fastrate._hashing",
+                 "fastrate._hashing", "fastrate._threads",
                  "fastrate._validate", "fastrate.errors")),
     (1, "containers", ("fastrate.data", "fastrate.metrics")),
     (2, "io", ("fastrate.io",)),

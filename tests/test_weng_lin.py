@@ -355,15 +355,17 @@ def test_lanes_equal_each_match_alone():
                 assert _state(together, name) == _state(alone, name), (model, name)
 
 
+@pytest.mark.parametrize("two_teams", [False, True])
 @pytest.mark.parametrize("limit", [False, True])
-def test_team_lanes_equal_the_general_kernel(limit):
+def test_team_lanes_equal_the_general_kernel(limit, two_teams):
     """Team matches in lanes (Plackett-Luce, Bradley-Terry) against the general kernel:
     the same bits for the ratings and the predictions (teams of 1-3 players, 2-5 teams,
-    ties, consecutive matches sharing players or not)."""
+    ties, consecutive matches sharing players or not). ``two_teams``: every match has
+    two teams, which runs the two-team lanes (:func:`_lanes_two_teams`)."""
     rng = np.random.default_rng(8)
     cols = {"match": [], "team": [], "player": [], "rank": []}
     for m in range(600):
-        k = 2 if m < 200 else int(rng.integers(2, 6))
+        k = 2 if m < 200 or two_teams else int(rng.integers(2, 6))
         sizes = rng.integers(1, 4, k)
         seats = rng.choice(400 if m % 2 else 30, int(sizes.sum()), replace=False)
         ranks = np.sort(rng.integers(1, k + 1, k))
@@ -376,8 +378,9 @@ def test_team_lanes_equal_the_general_kernel(limit):
                 cols["rank"].append(int(ranks[t]))
                 at += 1
     mt = Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"])
+    assert (mt.n_teams == 2 * mt.n_matches) == two_teams
     for model in ("plackett_luce", "bradley_terry_full", "bradley_terry_part"):
-        config = WengLinConfig(model=model, limit_sigma=limit, window=2)
+        config = WengLinConfig(model=model, limit_sigma=limit, window=1 if two_teams else 2)
         fast = wl.rate(mt, config)
         prm = wl._params(config, False)
         st_ = np.empty(2 * len(mt.players))

@@ -27,7 +27,6 @@ value) plus a 10% + 0.001 margin, capped by the rigorous ``ρ <= trace(Ã⁴)^(1
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from fastrate._numba import kernel
+from fastrate._threads import shared_pool
 
 #: the Lanczos estimate of ρ is multiplied by this and RHO_PAD added (a margin for the
 #: Ritz value's approach from inside the spectrum)
@@ -302,24 +302,13 @@ def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
             c += 4
 
 
-_POOL: list[ThreadPoolExecutor] = []
-
-
-def _pool() -> ThreadPoolExecutor:
-    """The module's thread pool for the row-split products (created on first use)."""
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1),
-                                        thread_name_prefix="fastrate-bt"))
-    return _POOL[0]
-
-
 def _in_chunks(fn: Any, args: tuple, cuts: np.ndarray) -> None:
     """``fn(*args, r0, r1)`` for consecutive ``cuts``, the chunks in parallel on the
-    module's pool (the first in the calling thread)."""
+    shared kernel pool (the first in the calling thread)."""
     if cuts.shape[0] <= 2:
         fn(*args, int(cuts[0]), int(cuts[-1]))
         return
-    pool = _pool()
+    pool = shared_pool()
     rest = [pool.submit(fn, *args, int(cuts[c]), int(cuts[c + 1]))
             for c in range(1, cuts.shape[0] - 1)]
     fn(*args, int(cuts[0]), int(cuts[1]))

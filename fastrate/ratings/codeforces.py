@@ -253,10 +253,12 @@ def _contest(n, r, crank, table, half, keys, vals, cnts, memo_hi, memo_lo, memo_
 def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, weight,
                        rating, games_played, table, half, ent_player, ent_r, ent_rank, crank,
                        keys, vals, cnts, memo_hi, memo_lo, memo_stamp, seed, perf, delta,
-                       team_rating, pred, pair_pred):
+                       team_rating, pred, pair_pred, predict):
     """Every match in stored order as one contest (module docstring): predictions from
     the ratings before the match, then the update of its entrants (seats of weight
-    > 0; ``weight`` empty: all). An empty ``pair_pred`` skips the pairs."""
+    > 0; ``weight`` empty: all). An empty ``pair_pred`` skips the pairs; ``predict``
+    False skips the predictions altogether (the team ratings serve only them; final
+    ratings only, the same bits)."""
     weighted = weight.shape[0] > 0
     with_pairs = pair_pred.shape[0] > 0
     q = 0
@@ -271,18 +273,21 @@ def _codeforces_kernel(match_team_offsets, team_player_offsets, player, rank, we
                 if weighted and not weight[s] > 0.0:
                     continue
                 p = player[s]
-                total += rating[p]
-                count += 1
+                r_p = rating[p]
+                if predict:  # the team's mean rating serves only the predictions
+                    total += r_p
+                    count += 1
                 ent_player[n] = p
-                ent_r[n] = np.int64(rating[p])
+                ent_r[n] = np.int64(r_p)
                 ent_rank[n] = rank[t]
                 n += 1
-            tr = total / max(count, 1)
-            team_rating[t - t0] = tr
+            if predict:
+                team_rating[t - t0] = total / max(count, 1)
         # predictions: Luce win probabilities and pairwise Elo expected scores
-        match_predictions(m, match_team_offsets, team_rating, _C, pred, pair_pred, q)
-        if with_pairs:
-            q += (t1 - t0) * (t1 - t0 - 1) // 2
+        if predict:
+            match_predictions(m, match_team_offsets, team_rating, _C, pred, pair_pred, q)
+            if with_pairs:
+                q += (t1 - t0) * (t1 - t0 - 1) // 2
         if n == 0:
             continue
         # Codeforces ranks: the last place of each tie group
@@ -393,7 +398,8 @@ STATE = (RATING, GAMES_PLAYED)
 
 
 def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
-         initial: Any = None, *, pair_predictions: bool = True) -> Ratings:
+         initial: Any = None, predictions: bool = True, *,
+         pair_predictions: bool = True) -> Ratings:
     """Rate every match of ``data`` (:class:`~fastrate.Matches`, or two-player
     :class:`~fastrate.Games`) as one Codeforces contest, in order (module docstring).
 
@@ -401,10 +407,14 @@ def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
     table, or a mapping name -> rating; ratings must be whole numbers).
     ``pair_predictions=False`` leaves ``Ratings.pair_predictions`` empty: a contest of
     ``n`` entrants has ``n (n - 1) / 2`` pairs (450 million, 3.6 GB, for 30,000), which
-    the walk-forward evaluation needs but a rating run does not.
+    the walk-forward evaluation needs but a rating run does not (the team win
+    probabilities, one per team, stay). ``predictions=False``: final ratings only, neither
+    output computed (``predictions`` and ``pair_predictions`` None, whatever
+    ``pair_predictions`` says; the ratings and games played are the same bits).
     """
     check_type(config, CodeforcesConfig, "config must be a CodeforcesConfig")
     matches = as_matches(data, "codeforces")
+    predictions = bool(predictions)
     cols, matches = resolve_matches(matches, initial, STATE,
                                     {"rating": float(config.initial_rating)})
     players = matches.players
@@ -415,9 +425,9 @@ def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
     seats_per_match = tpo[mto[1:]] - tpo[mto[:-1]]
     width = int(seats_per_match.max()) if seats_per_match.shape[0] else 0
     teams = int(np.diff(mto).max()) if mto.shape[0] > 1 else 0
-    n_pairs = int(pair_offsets(mto)[-1]) if pair_predictions else 0
+    n_pairs = int(pair_offsets(mto)[-1]) if predictions and pair_predictions else 0
     weight = np.zeros(0) if matches.weight is None else matches.weight
-    pred = np.empty(matches.n_teams, dtype=np.float64)
+    pred = np.empty(matches.n_teams if predictions else 0, dtype=np.float64)
     pair_pred = np.empty(n_pairs, dtype=np.float64)
 
     def scratch(n: int, dtype: Any = np.int64) -> np.ndarray:
@@ -430,7 +440,9 @@ def rate(data: Any, config: CodeforcesConfig = CodeforcesConfig(),
                        scratch(width), scratch(width), scratch(width), scratch(width),
                        scratch(HIGH, np.float64), scratch(HIGH, np.float64),
                        np.full(HIGH, -1, dtype=np.int64), scratch(width, np.float64),
-                       scratch(width), scratch(width), scratch(teams, np.float64), pred,
-                       pair_pred)
-    return Ratings("codeforces", players, rating, games_played, pred, config,
-                   pair_predictions=pair_pred)
+                       scratch(width), scratch(width),
+                       scratch(teams if predictions else 0, np.float64), pred, pair_pred,
+                       predictions)
+    return Ratings("codeforces", players, rating, games_played,
+                   pred if predictions else None, config,
+                   pair_predictions=pair_pred if predictions else None)

@@ -39,6 +39,7 @@ import numba
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
+from fastrate._threads import run_beside
 from fastrate._validate import (
     as_1d,
     as_float64,
@@ -517,8 +518,8 @@ def _elo_final_kernel(white, black, score, weight, neutral, period, p0, rec, pac
         if i + PREFETCH < n:
             prefetch_row(rec, white[i + PREFETCH])
             prefetch_row(rec, black[i + PREFETCH])
-        a = white[i]
-        b = black[i]
+        a = np.uint64(white[i])
+        b = np.uint64(black[i])
         d = rating_lead(rec[a, 0] - rec[b, 0], not (has_n and neutral[i]), advantage, cap)
         diff = score[i] - logistic(d, factor)
         if has_w:
@@ -534,12 +535,13 @@ def _elo_final_kernel(white, black, score, weight, neutral, period, p0, rec, pac
             packed[b, 1] += 1
 
 
-@kernel
-def _elo_ratings_kernel(white, black, score, weight, neutral, rating, step):
-    """:func:`_elo_final_kernel` without games played or periods: the ratings alone, in
-    one 8-byte array (the minimal loop), prefetched ``PREFETCH`` games ahead.
-    :func:`_played_kernel` counts the games beside it (see :func:`_rate_final`). Same
-    arithmetic, so the same ratings to the bit."""
+@inline_kernel
+def _ratings_loop(white, black, score, weight, neutral, rating, step, lead):
+    """The loop of :func:`_elo_ratings_kernel`; ``lead`` (a constant at each call site,
+    so LLVM drops what it turns off) False leaves out the advantage and the cap, which
+    change nothing when both are 0 (``d + 0.0`` and ``d`` give the same expected
+    score). Player numbers are read as unsigned: no negative-index fix-up per access
+    (they were checked to lie in ``[0, n_players)`` at the API boundary)."""
     k, factor, cap, advantage = step
     n = white.shape[0]
     has_w = weight.shape[0] > 0
@@ -548,9 +550,11 @@ def _elo_ratings_kernel(white, black, score, weight, neutral, rating, step):
         if i + PREFETCH < n:
             prefetch_row(rating, white[i + PREFETCH])
             prefetch_row(rating, black[i + PREFETCH])
-        a = white[i]
-        b = black[i]
-        d = rating_lead(rating[a] - rating[b], not (has_n and neutral[i]), advantage, cap)
+        a = np.uint64(white[i])
+        b = np.uint64(black[i])
+        d = rating[a] - rating[b]
+        if lead:
+            d = rating_lead(d, not (has_n and neutral[i]), advantage, cap)
         diff = score[i] - logistic(d, factor)
         if has_w:
             diff *= weight[i]
@@ -559,21 +563,34 @@ def _elo_ratings_kernel(white, black, score, weight, neutral, rating, step):
 
 
 @kernel
+def _elo_ratings_kernel(white, black, score, weight, neutral, rating, step):
+    """:func:`_elo_final_kernel` without games played or periods: the ratings alone, in
+    one 8-byte array (the minimal loop), prefetched ``PREFETCH`` games ahead.
+    :func:`_played_kernel` counts the games beside it (see :func:`_rate_final`). Same
+    arithmetic, so the same ratings to the bit."""
+    if step.advantage == 0.0 and step.cap <= 0.0:
+        _ratings_loop(white, black, score, weight, neutral, rating, step, False)
+    else:
+        _ratings_loop(white, black, score, weight, neutral, rating, step, True)
+
+
+@kernel
 def _played_kernel(white, black, period, p0, packed):
     """Games played and last periods of the final-ratings path, packed as in
-    :func:`_elo_final_kernel` (``packed[p]``: see :data:`_LOW32`), without the ratings."""
+    :func:`_elo_final_kernel` (``packed[p]``: see :data:`_LOW32`), without the ratings.
+    Without periods, ``packed`` may be the games played themselves (counted on)."""
     n = white.shape[0]
-    has_p = period.shape[0] > 0
-    for i in range(n):
-        a = white[i]
-        b = black[i]
-        if has_p:
+    if period.shape[0] > 0:
+        for i in range(n):
+            a = np.uint64(white[i])
+            b = np.uint64(black[i])
             hi = (period[i] - p0 + 1) << 32
             packed[a] = hi | ((packed[a] & _LOW32) + 1)
             packed[b] = hi | ((packed[b] & _LOW32) + 1)
-        else:
-            packed[a] += 1
-            packed[b] += 1
+    else:
+        for i in range(n):
+            packed[np.uint64(white[i])] += 1
+            packed[np.uint64(black[i])] += 1
 
 
 #: the final-ratings path splits the ratings from the counts (:func:`_elo_ratings_kernel`
@@ -604,7 +621,10 @@ def _rate_final(games: Games, state: PlayerState, period: np.ndarray,
     weight = _EMPTY_F if games.weight is None else games.weight
     neutral = _EMPTY_B if games.neutral is None else games.neutral
     if n <= _SPLIT_MAX_PLAYERS:
-        packed = require(state.games_played, np.int64).copy()
+        gp = state.games_played
+        direct = not period.shape[0] and gp.dtype == np.int64 and gp.flags.c_contiguous
+        # without periods the counts go straight into the games played
+        packed = gp if direct else require(gp, np.int64).copy()
         rating = state.rating
 
         def ratings() -> None:
@@ -615,14 +635,12 @@ def _rate_final(games: Games, state: PlayerState, period: np.ndarray,
             _played_kernel(games.white, games.black, period, p0, packed)
 
         if games.n_games >= _SPLIT_THREAD_MIN_GAMES and numba.get_num_threads() >= 2:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=2) as pool:  # the kernels release the GIL
-                for done in [pool.submit(ratings), pool.submit(played)]:
-                    done.result()
+            run_beside(ratings, played)  # (the kernels release the GIL)
         else:
             ratings()
             played()
+        if direct:
+            return True
     else:
         rec = np.empty((n, 2), dtype=np.float64)
         packed = rec.view(np.int64)

@@ -189,12 +189,14 @@ def expected_score(rating_a: Any, rating_b: Any, scale: float = 400.0) -> Any:
 @kernel
 def _elom_kernel(mto, tpo, player, weight, rank, base_table, team_base, starts, rating, games,
                  delta, count, touched, team_r, k_start, k_slope, k_final, k_games, spread,
-                 factor, pred, pair_pred):
+                 factor, pred, pair_pred, predict):
     """PlayerRatings' ``elom`` over the periods ``starts`` (match offsets): sums of
     ``w (b - (R_t - A)/spread)`` per player with the period-start ratings, then
     ``R += K(N) * sum`` and ``N += games`` at the period's end. The base value ``b`` of
     a team is ``team_base[t]`` when given (score mode), else ``base_table[(T - 1) nn +
-    rank - 1]`` (row ``T - 1``: the base vector of a game of ``T`` teams)."""
+    rank - 1]`` (row ``T - 1``: the base vector of a game of ``T`` teams). ``predict``
+    False: final ratings only (the predictions, which the update does not read, are
+    neither computed nor written; ``pred`` and ``pair_pred`` may be empty)."""
     has_weight = weight.shape[0] > 0
     by_score = team_base.shape[0] > 0
     nn = int(math.sqrt(base_table.shape[0]) + 0.5)
@@ -203,10 +205,11 @@ def _elom_kernel(mto, tpo, player, weight, rank, base_table, team_base, starts, 
         n_touched = 0
         for m in range(starts[q], starts[q + 1]):
             avg = team_ratings(m, mto, tpo, player, weight, has_weight, rating, team_r)
-            match_predictions(m, mto, team_r, factor, pred, pair_pred, p0)
             t0 = mto[m]
             n_t = mto[m + 1] - t0
-            p0 += n_t * (n_t - 1) // 2
+            if predict:
+                match_predictions(m, mto, team_r, factor, pred, pair_pred, p0)
+                p0 += n_t * (n_t - 1) // 2
             row = (n_t - 1) * nn - 1
             for i in range(n_t):
                 t = t0 + i
@@ -270,7 +273,8 @@ def _match_label(matches: Any, m: int) -> str:
     return format_value(labels[m] if labels is not None else m)
 
 
-def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None) -> Ratings:
+def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None,
+         predictions: bool = True) -> Ratings:
     """Rate ``data`` (:class:`~fastrate.Matches`, or two-player :class:`~fastrate.Games`)
     with PlayerRatings' ``elom``; see the module docstring for the rules.
 
@@ -279,10 +283,13 @@ def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None) -> R
     rating everything at once when the split falls between periods.
     ``Ratings.predictions`` holds each team's Luce win probability and
     ``Ratings.pair_predictions`` each pair's Elo expected score, from the ratings at the
-    start of the match's period.
+    start of the match's period. ``predictions=False``: final ratings only
+    (``predictions`` and ``pair_predictions`` None, not computed; the ratings and games
+    played are the same bits).
     """
     matches = as_matches(data, "elom")
     check_type(config, ElomConfig, "config must be an ElomConfig")
+    predictions = bool(predictions)
     base_table, team_base = _base_inputs(matches, config)
     cols, matches = resolve_matches(matches, initial, STATE,
                                     {"rating": float(config.initial_rating)})
@@ -295,8 +302,12 @@ def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None) -> R
         starts = np.ascontiguousarray(period_starts(matches.period), dtype=np.int64)
     n_t = np.diff(matches.match_team_offsets)
     weight = matches.weight if matches.weight is not None else np.empty(0, np.float64)
-    pred = np.empty(matches.n_teams, dtype=np.float64)
-    pair_pred = np.empty(int(pair_offsets(matches.match_team_offsets)[-1]), dtype=np.float64)
+    if predictions:
+        pred = np.empty(matches.n_teams, dtype=np.float64)
+        pair_pred = np.empty(int(pair_offsets(matches.match_team_offsets)[-1]),
+                             dtype=np.float64)
+    else:
+        pred = pair_pred = np.empty(0, dtype=np.float64)
     k_games = float(config.k_games)
     k_slope = (config.k_start - config.k_final) / k_games if k_games > 0.0 else 0.0
     _elom_kernel(matches.match_team_offsets, matches.team_player_offsets, matches.player,
@@ -304,9 +315,9 @@ def rate(data: Any, config: ElomConfig = ElomConfig(), initial: Any = None) -> R
                  np.zeros(n), np.zeros(n, np.int64), np.empty(matches.n_seats, np.int64),
                  np.empty(int(n_t.max()) if n_t.size else 1), float(config.k_start),
                  float(k_slope), float(config.k_final), k_games, float(config.spread),
-                 LN10 / float(config.scale), pred, pair_pred)
-    return Ratings("elom", matches.players, rating, games, pred, config,
-                   pair_predictions=pair_pred)
+                 LN10 / float(config.scale), pred, pair_pred, predictions)
+    return Ratings("elom", matches.players, rating, games, pred if predictions else None,
+                   config, pair_predictions=pair_pred if predictions else None)
 
 
 # ----------------------------------------------------------------------------------

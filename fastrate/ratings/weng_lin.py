@@ -45,7 +45,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import check_choice, check_number
-from fastrate._vecmath import exp, logistic, select
+from fastrate._vecmath import exp, logistic, prefetch_row, select
 from fastrate.data.results import Ratings
 from fastrate.data.state import exact_values
 from fastrate.errors import ConfigError, InputError
@@ -493,27 +493,36 @@ _LANES = 16
 
 
 @inline_kernel
-def _lane_batch(m, mto, tpo, player, stamp, lane_t0, nl):
+def _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp):
     """The lanes of the batch starting at match ``m``: the first team of each of up to
-    ``nl`` consecutive matches with as many teams as match ``m`` and no player in common
-    (``stamp``: the batch each player was last put in). Returns their number."""
+    ``nl`` consecutive matches with as many teams as match ``m`` and no player in common.
+    ``busy[p]`` is set to 1 for every player put in the batch (the caller clears it when
+    it stores him back). The players of the next ``nl`` matches are prefetched (their
+    state ``st`` and games ``gp``: the next batch's gather then finds them in the
+    cache). Returns the number of lanes. (Seats and players unsigned: no negative-index
+    fix-ups.)"""
     k = mto[m + 1] - mto[m]
-    mark = m & 0x7FFFFFFF  # (int32 stamps: a stale equal one only ends a batch early)
     nb = 0
     j = m
-    while nb < nl and j < mto.shape[0] - 1 and mto[j + 1] - mto[j] == k:
-        s_lo = tpo[mto[j]]
-        s_hi = tpo[mto[j + 1]]
+    n = mto.shape[0] - 1
+    while nb < nl and j < n and mto[j + 1] - mto[j] == k:
+        s_lo = np.uint64(tpo[mto[j]])
+        s_hi = np.uint64(tpo[mto[j + 1]])
         clash = False
         if nb > 0:
             for s in range(s_lo, s_hi):
-                if stamp[player[s]] == mark:
+                if busy[np.uint64(player[s])]:
                     clash = True
                     break
         if clash:
             break
         for s in range(s_lo, s_hi):
-            stamp[player[s]] = mark
+            busy[np.uint64(player[s])] = 1
+        if j + nl < n:
+            for s in range(np.uint64(tpo[mto[j + nl]]), np.uint64(tpo[mto[j + nl + 1]])):
+                q = np.uint64(player[s])
+                prefetch_row(st, q + q)
+                prefetch_row(gp, q)
         lane_t0[nb] = mto[j]
         nb += 1
         j += 1
@@ -559,7 +568,8 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
     wk = np.zeros(kmax * _BLK)
     ln = np.zeros(6 * nl)
     lane_t0 = np.empty(nl, dtype=np.int64)
-    stamp = np.full(st.shape[0] // 2, -1, dtype=np.int32)
+    busy = np.zeros(st.shape[0] // 2, dtype=np.uint8)  # 1: in the batch being formed
+    one = np.uint64(1)
     beta2, tau2, kappa, model = prm.beta2, prm.tau2, prm.kappa, prm.model
     limit = prm.limit_sigma
     tadd = 0.0 if teams else tau2  # (a team's sum has tau^2 in already; x + 0.0 is x)
@@ -570,31 +580,35 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
     m = 0
     while m < n_matches:
         k = mto[m + 1] - mto[m]
-        nb = _lane_batch(m, mto, tpo, player, stamp, lane_t0, nl)
+        nb = _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp)
         # -- gather (unused lanes: a harmless match, never stored) -------------------
         for b in range(nl):
             t0 = lane_t0[b]
-            for i in range(k):
-                x = i * _BLK + b
-                if b < nb and teams:  # the team sums (sigma^2 + tau^2 in _V0)
-                    am = 0.0
-                    av = 0.0
-                    for s in range(tpo[t0 + i], tpo[t0 + i + 1]):
-                        p = player[s]
-                        am += st[2 * p]
-                        av += st[2 * p + 1] + tau2
-                    wk[x + _MU] = am
-                    wk[x + _V0] = av
-                    wk[x + _RK] = rank[t0 + i]
-                elif b < nb:
-                    p = player[t0 + i]
-                    wk[x + _MU] = st[2 * p]
-                    wk[x + _V0] = st[2 * p + 1]
-                    wk[x + _RK] = rank[t0 + i]
-                else:
+            if b >= nb:
+                for i in range(k):
+                    x = i * _BLK + b
                     wk[x + _MU] = 0.0
                     wk[x + _V0] = 1.0
                     wk[x + _RK] = i
+            elif teams:  # the team sums (sigma^2 + tau^2 in _V0)
+                for i in range(k):
+                    x = i * _BLK + b
+                    am = 0.0
+                    av = 0.0
+                    for s in range(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1])):
+                        p = np.uint64(player[s])
+                        am += st[p + p]
+                        av += st[p + p + one] + tau2
+                    wk[x + _MU] = am
+                    wk[x + _V0] = av
+                    wk[x + _RK] = rank[t0 + i]
+            else:
+                for i in range(k):
+                    x = i * _BLK + b
+                    p = np.uint64(player[t0 + i])
+                    wk[x + _MU] = st[p + p]
+                    wk[x + _V0] = st[p + p + one]
+                    wk[x + _RK] = rank[t0 + i]
             if pl:  # rank groups: the first team of each, 1 / its size
                 tied = False
                 for i in range(1, k):
@@ -623,11 +637,13 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
             for b in range(nl):
                 v = u[_V0 + b] + tadd
                 u[_VAR + b] = v
-                u[_R3 + b] = math.sqrt(v) * v
                 ln[_CS + b] += v + beta2
                 ln[_XM + b] = max(ln[_XM + b], u[_MU + b])
                 u[_OM + b] = 0.0
                 u[_DE + b] = 0.0
+            if not pl:  # (sigma^3 serves Bradley-Terry's pairs only: a square root less)
+                for b in range(nl):
+                    u[_R3 + b] = math.sqrt(u[_VAR + b]) * u[_VAR + b]
         for b in range(nl):
             c = math.sqrt(ln[_CS + b])
             ln[_XC + b] = c
@@ -745,23 +761,191 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
             for i in range(k):
                 x = i * _BLK + b
                 if teams:  # every player's share of his team's variance
-                    for s in range(tpo[t0 + i], tpo[t0 + i + 1]):
-                        p = player[s]
-                        v0 = st[2 * p + 1]
+                    for s in range(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1])):
+                        p = np.uint64(player[s])
+                        v0 = st[p + p + one]
                         v = v0 + tau2
                         ratio = v / wk[x + _VAR]
-                        st[2 * p] += ratio * wk[x + _OM]
+                        st[p + p] += ratio * wk[x + _OM]
                         nv = v * max(1.0 - ratio * wk[x + _DE], kappa)
                         if limit:
                             nv = min(nv, v0)
-                        st[2 * p + 1] = nv
+                        st[p + p + one] = nv
                         gp[p] += 1
+                        busy[p] = 0
                 else:
-                    p = player[t0 + i]
-                    st[2 * p] = wk[x + _OM]
-                    st[2 * p + 1] = wk[x + _DE]
+                    p = np.uint64(player[t0 + i])
+                    st[p + p] = wk[x + _OM]
+                    st[p + p + one] = wk[x + _DE]
                     gp[p] += 1
+                    busy[p] = 0
         m += nb
+
+
+#: the two-team lanes' work array (one field of ``_LANES`` lanes after another): both
+#: teams' mu and sigma^2 sums, the tie (1.0); their Omega and Delta; the strengths; 1/c
+#: and c
+(_T_MU0, _T_V0, _T_MU1, _T_V1, _T_TIE, _T_OM0, _T_DE0, _T_OM1, _T_DE1, _T_E0, _T_E1,
+ _T_IC, _T_C) = (f * _LANES for f in range(13))
+
+
+@kernel
+def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
+    """:func:`_lanes` with ``teams`` True for matches of exactly two teams (2v2, 5v5 ...),
+    Plackett-Luce and Bradley-Terry: the batch found and the team sums gathered in one
+    pass over each match's seats, then one branch-free loop over the lanes with the two
+    teams' steps written out (no loops over teams, no rank groups to form: with the
+    teams stored best first, two teams are one group when tied, two otherwise). Every
+    operation is :func:`_lanes`' for two teams, in its order, so the ratings and
+    predictions are the same bits (tests compare them)."""
+    beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
+    limit = prm.limit_sigma
+    pl = prm.model == PL
+    nl = _LANES
+    n = mto.shape[0] - 1
+    wk = np.zeros(13 * nl)
+    busy = np.zeros(st.shape[0] // 2, dtype=np.uint8)  # 1: in the batch being formed
+    one = np.uint64(1)  # (unsigned seats and players: no negative-index fix-ups)
+    g = 0
+    while g < n:
+        nb = 0
+        while nb < nl and g + nb < n:
+            t0 = mto[g + nb]
+            s_lo = np.uint64(tpo[t0])
+            s_mid = np.uint64(tpo[t0 + 1])
+            s_hi = np.uint64(tpo[t0 + 2])
+            if nb > 0:
+                clash = False
+                for s in range(s_lo, s_hi):
+                    if busy[np.uint64(player[s])]:
+                        clash = True
+                        break
+                if clash:
+                    break
+            if g + nb + _LANES < n:
+                t2 = mto[g + nb + _LANES]
+                for s in range(np.uint64(tpo[t2]), np.uint64(tpo[t2 + 2])):
+                    q = np.uint64(player[s])
+                    prefetch_row(st, q + q)
+                    prefetch_row(gp, q)
+            am = 0.0
+            av = 0.0
+            for s in range(s_lo, s_mid):
+                p = np.uint64(player[s])
+                busy[p] = 1
+                am += st[p + p]
+                av += st[p + p + one] + tau2
+            bm = 0.0
+            bv = 0.0
+            for s in range(s_mid, s_hi):
+                p = np.uint64(player[s])
+                busy[p] = 1
+                bm += st[p + p]
+                bv += st[p + p + one] + tau2
+            wk[_T_MU0 + nb] = am
+            wk[_T_V0 + nb] = av
+            wk[_T_MU1 + nb] = bm
+            wk[_T_V1 + nb] = bv
+            wk[_T_TIE + nb] = 1.0 if rank[t0] == rank[t0 + 1] else 0.0
+            nb += 1
+        for j in range(nb, nl):  # unused lanes: a harmless match, never stored
+            wk[_T_MU0 + j] = 0.0
+            wk[_T_V0 + j] = 1.0
+            wk[_T_MU1 + j] = 0.0
+            wk[_T_V1 + j] = 1.0
+            wk[_T_TIE + j] = 0.0
+        if pl or prm.predict:  # the strengths (Plackett-Luce's, and the predictions')
+            for j in range(nl):
+                va = wk[_T_V0 + j]
+                vb = wk[_T_V1 + j]
+                cs = 0.0
+                cs += va + beta2
+                cs += vb + beta2
+                ma = wk[_T_MU0 + j]
+                mb = wk[_T_MU1 + j]
+                xm = max(max(-math.inf, ma), mb)
+                c = math.sqrt(cs)
+                ic = 1.0 / c
+                ea = exp(max((ma - xm) * ic, MIN_LOG_STRENGTH))
+                eb = exp(max((mb - xm) * ic, MIN_LOG_STRENGTH))
+                wk[_T_E0 + j] = ea
+                wk[_T_E1 + j] = eb
+                wk[_T_IC + j] = ic
+                wk[_T_C + j] = c
+        if pl:
+            for j in range(nl):
+                va = wk[_T_V0 + j]
+                vb = wk[_T_V1 + j]
+                ea = wk[_T_E0 + j]
+                eb = wk[_T_E1 + j]
+                c = wk[_T_C + j]
+                tie = wk[_T_TIE + j] != 0.0
+                suf1 = 0.0 + eb
+                suf0 = suf1 + ea
+                ia = select(tie, 0.5, 1.0)
+                r1 = 0.0 + 1.0 / suf0
+                r2 = 0.0 + 1.0 / (suf0 * suf0)
+                wk[_T_OM0 + j] = (ia - ea * r1) * va / c
+                wk[_T_DE0 + j] = (ea * r1 - ea * ea * r2) * (math.sqrt(va) / c) * va / (c * c)
+                r1 = select(tie, r1, r1 + 1.0 / suf1)
+                r2 = select(tie, r2, r2 + 1.0 / (suf1 * suf1))
+                wk[_T_OM1 + j] = (ia - eb * r1) * vb / c
+                wk[_T_DE1 + j] = (eb * r1 - eb * eb * r2) * (math.sqrt(vb) / c) * vb / (c * c)
+        if not pl:  # Bradley-Terry (full, or partial with window >= 1: the same pair)
+            for j in range(nl):
+                vi = wk[_T_V0 + j]
+                vq = wk[_T_V1 + j]
+                c = math.sqrt(vi + vq + 2.0 * beta2)
+                ic = 1.0 / c
+                ic3 = ic * ic * ic
+                z = (wk[_T_MU1 + j] - wk[_T_MU0 + j]) * ic
+                e = exp(-abs(z))
+                a = 1.0 / (1.0 + e)
+                bb = e * a
+                fav = z <= 0.0
+                sc = select(wk[_T_TIE + j] != 0.0, 0.5, 1.0)  # (best first: a win or a tie)
+                pq = (a * bb) * ic3
+                om0 = 0.0
+                de0 = 0.0
+                om1 = 0.0
+                de1 = 0.0
+                om0 += vi * ic * (sc - select(fav, a, bb))
+                de0 += math.sqrt(vi) * vi * pq
+                om1 += vq * ic * ((1.0 - sc) - select(fav, bb, a))
+                de1 += math.sqrt(vq) * vq * pq
+                wk[_T_OM0 + j] = om0
+                wk[_T_DE0 + j] = de0
+                wk[_T_OM1 + j] = om1
+                wk[_T_DE1 + j] = de1
+        for j in range(nb):  # predictions and the players, match by match
+            m = g + j
+            t0 = mto[m]
+            if prm.predict:
+                tot = 0.0
+                tot += wk[_T_E0 + j]
+                tot += wk[_T_E1 + j]
+                itot = 1.0 / tot
+                pred[t0] = wk[_T_E0 + j] * itot
+                pred[t0 + 1] = wk[_T_E1 + j] * itot
+                pair[m] = _pair_share(wk[_T_E0 + j], wk[_T_E1 + j],
+                                      wk[_T_MU0 + j] - wk[_T_MU1 + j], wk[_T_IC + j])
+            for i in range(2):
+                tv = wk[_T_V0 + 2 * i * nl + j]
+                om = wk[_T_OM0 + 2 * i * nl + j]
+                de = wk[_T_DE0 + 2 * i * nl + j]
+                for s in range(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1])):
+                    p = np.uint64(player[s])
+                    v0 = st[p + p + one]
+                    v = v0 + tau2
+                    ratio = v / tv
+                    st[p + p] += ratio * om
+                    nv = v * max(1.0 - ratio * de, kappa)
+                    if limit:
+                        nv = min(nv, v0)
+                    st[p + p + one] = nv
+                    gp[p] += 1
+                    busy[p] = 0
+        g += nb
 
 
 #: the 1v1 lanes' work array (one field of ``_LANES`` lanes after another): both
@@ -1322,8 +1506,13 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
                or matches.n_teams <= _LANES_MAX_MEAN_TEAMS * matches.n_matches)):
         # (balance leaves a one-player team as it is; Bradley-Terry's O(k^2) pairs run in
         # every lane, so huge matches, which seldom fill a batch, stay scalar)
-        _lanes(mto, matches.team_player_offsets, matches.player, matches.rank, st, pred,
-               pair, games_played, prm, matches.n_seats != matches.n_teams)
+        teams = matches.n_seats != matches.n_teams
+        if teams and matches.n_teams == 2 * matches.n_matches:  # (a match has >= 2 teams)
+            _lanes_two_teams(mto, matches.team_player_offsets, matches.player, matches.rank,
+                             st, pred, pair, games_played, prm)
+        else:
+            _lanes(mto, matches.team_player_offsets, matches.player, matches.rank, st, pred,
+                   pair, games_played, prm, teams)
     elif (matches.n_seats == matches.n_teams and plain and config.predict == "logistic"):
         _pairwise_ffa(mto, matches.player, matches.rank, st, pred, pair, games_played, prm)
     else:
