@@ -13,7 +13,7 @@ would deadlock); the kernels' row splits and side tasks never do.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -46,3 +46,13 @@ def run_beside(main: Callable[[], Any], *others: Callable[[], Any]) -> Any:
     if errors:
         raise errors[0]
     return out
+
+
+def run_each(calls: Sequence[Callable[[], Any]]) -> None:
+    """Call every function of ``calls``, the first in the calling thread and the others
+    on :func:`shared_pool` beside it (one call: no pool at all); the results must not
+    depend on which runs first."""
+    if len(calls) == 1:
+        calls[0]()
+        return
+    run_beside(calls[0], *calls[1:])

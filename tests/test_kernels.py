@@ -323,7 +323,6 @@ def _intern_case() -> list[np.ndarray]:
 
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "_encode_partitioned": _intern_case,
-    "_run_each": _intern_case,
     "_radix_threads": _intern_case,
     "_rate_final": _elo_final_case,
     "shared_pool": _elo_final_case,

@@ -9,6 +9,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from fastrate._threads import run_each
 from fastrate._validate import (
     NO_SOURCE,
     Source,
@@ -668,7 +669,7 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
     threads, total = plan.threads, plan.total
     n_parts = 1 << plan.bits
     counts = np.zeros((threads, n_parts), dtype=np.int64)
-    _run_each([lambda t=t: count(t, counts[t]) for t in range(threads)])
+    run_each([lambda t=t: count(t, counts[t]) for t in range(threads)])
     starts = np.zeros(n_parts + 1, dtype=np.int64)
     np.cumsum(counts.sum(axis=0), out=starts[1:])
     # where each thread's share of each run starts (thread 0's rows first)
@@ -676,7 +677,7 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
     wide = total >= 2**31
     if codes is None:
         codes = np.empty(total, dtype=np.int64 if wide else np.int32)
-    _run_each([lambda t=t: scatter(t, cursors[t].copy(), codes) for t in range(threads)])
+    run_each([lambda t=t: scatter(t, cursors[t].copy(), codes) for t in range(threads)])
     sizes = np.diff(starts)
     # partitions to threads by ids: contiguous ranges of about equal size
     pcuts = [0] + [int(np.searchsorted(starts, total * t // threads))
@@ -704,7 +705,7 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
             dist = [_grown(x, n, size) for x in dist]
         found[t] = [x[:int(n_found[0])] for x in dist]
 
-    _run_each([lambda t=t: run(t) for t in range(threads)])
+    run_each([lambda t=t: run(t) for t in range(threads)])
     for t in range(1, threads):  # each thread numbered its distinct ids from 0
         dbase[pcuts[t]:pcuts[t + 1]] += sum(len(found[u][0]) for u in range(t))
     dist = [np.concatenate([f[j] for f in found]) if threads > 1 else found[0][j]
@@ -715,24 +716,11 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
     words = (total + 63) // 64
     _intern.first_ranks(dist[-1], n, np.zeros(words, dtype=np.uint64),
                         np.empty(words, dtype=np.int64), gid)
-    _run_each([lambda t=t: _intern.partition_localize(codes, starts, pcuts[t], pcuts[t + 1],
+    run_each([lambda t=t: _intern.partition_localize(codes, starts, pcuts[t], pcuts[t + 1],
                                                         dbase, gid)
                for t in range(threads)])
-    _run_each([lambda t=t: gather(t, cursors[t].copy(), codes) for t in range(threads)])
+    run_each([lambda t=t: gather(t, cursors[t].copy(), codes) for t in range(threads)])
     return (*dist, gid)
-
-
-def _run_each(fns: list) -> None:
-    """Call every function of ``fns``, one Python thread each (the kernels release the
-    GIL); the results must not depend on which runs first."""
-    if len(fns) == 1:
-        fns[0]()
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=len(fns)) as pool:
-        for f in [pool.submit(fn) for fn in fns]:
-            f.result()
 
 
 def _pow2(n: int) -> int:

@@ -29,12 +29,13 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from fastrate._numba import kernel
-from fastrate._threads import shared_pool
+from fastrate._threads import run_each
 
 #: the Lanczos estimate of ρ is multiplied by this and RHO_PAD added (a margin for the
 #: Ritz value's approach from inside the spectrum)
@@ -65,32 +66,38 @@ def _pairs_sorted(pw, pb):
 
 
 @kernel
-def _symmetric_csr(n, pw, pb, mxx, s, offsets, nbr, a, tnbr, twt, tstart, dstart):
-    """The normalised symmetric graph ``A_ij = W_ij / (s_i s_j)`` of the pairs with
-    ``mxx > 0`` (``W_ij``: the summed ``mxx`` of the pairs of ``i`` and ``j`` in either
-    order; the pairs in ``(pw, pb)`` order, see :func:`_pairs_sorted`): ``offsets``
-    (n + 1), ``nbr`` (sorted, unique per row), ``a``. Row ``r`` is the merge of two sorted
-    runs: its own pairs (``pw = r``, ascending ``pb``: a slice of the pairs) and the
-    transposed ones (``pb = r``), scattered by row in pair order (``tnbr``, ``twt``, so
-    ascending ``pw``); repeated neighbours are merged (weights added in that order).
-    ``tstart`` (n + 2) and ``dstart`` (n + 1): zeroed scratch. Returns the number of
-    entries."""
-    m = pw.shape[0]
-    for p in range(m):
+def _csr_counts(pw, pb, mxx, p0, p1, tcount, dcount):
+    """For the pairs ``p0 <= p < p1``: ``tcount[r]`` += the pairs with ``pb = r`` and
+    ``mxx > 0`` (row ``r``'s transposed entries), ``dcount[r]`` += those with ``pw = r``
+    (its own pairs, a slice: the pairs are in ``(pw, pb)`` order)."""
+    for p in range(p0, p1):
         if mxx[p] > 0.0:
-            tstart[pb[p] + 2] += 1
-        dstart[pw[p] + 1] += 1
-    for i in range(n):
-        tstart[i + 2] += tstart[i + 1]
-        dstart[i + 1] += dstart[i]
-    for p in range(m):  # tstart[r + 1]: the next slot of row r; then its end
+            tcount[pb[p]] += 1
+        dcount[pw[p]] += 1
+
+
+@kernel
+def _csr_transpose(pw, pb, mxx, p0, p1, cursor, tnbr, twt):
+    """The transposed entries of the pairs ``p0 <= p < p1`` with ``mxx > 0``, scattered
+    by row in pair order: ``cursor[r]`` is the next slot of row ``r`` (advanced)."""
+    for p in range(p0, p1):
         if mxx[p] > 0.0:
-            k = tstart[pb[p] + 1]
+            r = pb[p]
+            k = cursor[r]
             tnbr[k] = pw[p]
             twt[k] = mxx[p]
-            tstart[pb[p] + 1] = k + 1
-    out = 0
-    for r in range(n):
+            cursor[r] = k + 1
+
+
+@kernel
+def _csr_merge(r0, r1, out, pb, mxx, s, tstart, dstart, tnbr, twt, offsets, nbr, a):
+    """Rows ``r0 <= r < r1`` of the normalised symmetric graph, written from entry
+    ``out``: row ``r`` is the merge of two sorted runs, its own pairs
+    (``dstart[r]:dstart[r + 1]``, ascending ``pb``) and its transposed entries
+    (``tstart[r]:tstart[r + 1]``, ascending ``pw``); repeated neighbours are merged
+    (weights added in that order), then each entry is normalised,
+    ``A_ij = W_ij / (s_i s_j)``. Sets ``offsets[r0:r1]``; returns the end."""
+    for r in range(r0, r1):
         offsets[r] = out
         i = tstart[r]
         i_end = tstart[r + 1]
@@ -120,8 +127,59 @@ def _symmetric_csr(n, pw, pb, mxx, s, offsets, nbr, a, tnbr, twt, tstart, dstart
                 out += 1
         if out > offsets[r]:
             a[out - 1] = a[out - 1] / (sr * s[nbr[out - 1]])
-    offsets[n] = out
     return out
+
+
+def _symmetric_csr(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, s: np.ndarray,
+                   workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The normalised symmetric graph ``A_ij = W_ij / (s_i s_j)`` of the pairs with
+    ``mxx > 0`` (``W_ij``: the summed ``mxx`` of the pairs of ``i`` and ``j`` in either
+    order; the pairs in ``(pw, pb)`` order, see :func:`_pairs_sorted`): ``(offsets,
+    nbr, a)``, ``nbr`` sorted and unique per row (int32). Counts and the transposed
+    scatter split the pairs over ``workers`` threads (each thread's share of a row
+    after the earlier threads': pair order), the merge splits the rows (the later
+    rows written after the most the earlier ones can take, moved down if repeated
+    neighbours left a gap): the same entries in the same order for any split."""
+    m = pw.shape[0]
+    w = max(1, min(workers, m // MIN_ENTRIES_PER_THREAD))
+    cuts = [m * t // w for t in range(w + 1)]
+    tcount = np.zeros((w, n), dtype=np.int64)
+    dcount = np.zeros((w, n), dtype=np.int64)
+    run_each([partial(_csr_counts, pw, pb, mxx, cuts[t], cuts[t + 1], tcount[t], dcount[t])
+              for t in range(w)])
+    tstart = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(tcount.sum(axis=0), out=tstart[1:])
+    dstart = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(dcount.sum(axis=0), out=dstart[1:])
+    cursors = tstart[:-1] + np.cumsum(tcount, axis=0) - tcount  # thread t after 0..t-1
+    half = int(tstart[-1])
+    tnbr = np.empty(half, dtype=np.int32)
+    twt = np.empty(half)
+    run_each([partial(_csr_transpose, pw, pb, mxx, cuts[t], cuts[t + 1], cursors[t], tnbr,
+                      twt) for t in range(w)])
+    ub = tstart + dstart  # the most entries rows 0 .. r-1 can have
+    cap = int(ub[-1])
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    nbr = np.empty(cap, dtype=np.int32)  # int32: the products and two-hop passes read less
+    a = np.empty(cap)
+    rows = [0] + [int(np.searchsorted(ub, cap * t // w)) for t in range(1, w)] + [n]
+    ends = np.zeros(w, dtype=np.int64)
+
+    def merge(t: int) -> None:
+        ends[t] = _csr_merge(rows[t], rows[t + 1], int(ub[rows[t]]), pb, mxx, s, tstart,
+                             dstart, tnbr, twt, offsets, nbr, a)
+
+    run_each([partial(merge, t) for t in range(w)])
+    out = int(ends[0])
+    for t in range(1, w):  # close the gaps that repeated neighbours left
+        start, size = int(ub[rows[t]]), int(ends[t] - ub[rows[t]])
+        if start != out:
+            nbr[out:out + size] = nbr[start:start + size].copy()
+            a[out:out + size] = a[start:start + size].copy()
+            offsets[rows[t]:rows[t + 1]] -= start - out
+        out += size
+    offsets[n] = out
+    return offsets, nbr[:out], a[:out]  # views: repeated neighbours are rare in large data
 
 
 @kernel
@@ -305,15 +363,8 @@ def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
 def _in_chunks(fn: Any, args: tuple, cuts: np.ndarray) -> None:
     """``fn(*args, r0, r1)`` for consecutive ``cuts``, the chunks in parallel on the
     shared kernel pool (the first in the calling thread)."""
-    if cuts.shape[0] <= 2:
-        fn(*args, int(cuts[0]), int(cuts[-1]))
-        return
-    pool = shared_pool()
-    rest = [pool.submit(fn, *args, int(cuts[c]), int(cuts[c + 1]))
-            for c in range(1, cuts.shape[0] - 1)]
-    fn(*args, int(cuts[0]), int(cuts[1]))
-    for f in rest:
-        f.result()
+    run_each([partial(fn, *args, int(cuts[c]), int(cuts[c + 1]))
+              for c in range(cuts.shape[0] - 1)])
 
 
 def _workers(workers: int | None) -> int:
@@ -525,16 +576,8 @@ def structure(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, diag: np.
     if not _pairs_sorted(pw, pb):  # virtual draws or games appended: sort them first
         order = np.lexsort((pb, pw))
         pw, pb, mxx = pw[order], pb[order], mxx[order]
-    cap = 2 * int(np.count_nonzero(mxx > 0.0))
     s = np.sqrt(diag)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    nbr = np.empty(cap, dtype=np.int32)  # int32: the products and two-hop passes read less
-    a = np.empty(cap)
-    half = cap // 2
-    nnz = _symmetric_csr(n, pw, pb, mxx, s, offsets, nbr, a, np.empty(half, dtype=np.int32),
-                         np.empty(half), np.zeros(n + 2, dtype=np.int64),
-                         np.zeros(n + 1, dtype=np.int64))
-    nbr, a = nbr[:nnz], a[:nnz]  # views: repeated neighbours are rare in large data
+    offsets, nbr, a = _symmetric_csr(n, pw, pb, mxx, s, _workers(None))
     u = s / np.linalg.norm(s) if project else np.zeros(n)
     return Structure(n, offsets, nbr, a, s, u, math.nan, math.nan, np.zeros((n, 0)),
                      np.zeros((0, 0)), 0.0, splits=row_splits(offsets))
