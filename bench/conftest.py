@@ -47,27 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.benchmark_enable = True
 
 
-# ----------------------------------------------------------------------------------
-# the `large` marker: on demand only
-
-
-def _large_wanted(config: pytest.Config) -> bool:
-    if os.environ.get("FASTRATE_BENCH_LARGE", "") not in ("", "0"):
-        return True
-    expr = (config.getoption("markexpr", "") or "").replace("not large", "")
-    return "large" in expr
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if _large_wanted(config):
-        return
-    keep, drop = [], []
-    for item in items:
-        in_bench = BENCH_DIR in Path(str(item.path)).resolve().parents
-        (drop if in_bench and item.get_closest_marker("large") else keep).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+# (the `large` marker, on demand only: the repository's conftest.py)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
