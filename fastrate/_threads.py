@@ -33,26 +33,27 @@ def run_beside(main: Callable[[], Any], *others: Callable[[], Any]) -> Any:
     """Run ``others`` on :func:`shared_pool` while ``main`` runs in the calling thread;
     wait for all of them and return ``main``'s result (the first exception raised by
     any of them propagates, after all have finished)."""
-    futures = [shared_pool().submit(fn) for fn in others]
+    return run_each([main, *others])[0]
+
+
+def run_each(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Call every function of ``calls``, the first in the calling thread and the others
+    on :func:`shared_pool` beside it (one call: no pool at all), and return their
+    results in order once all have finished (the first exception raised by any of them
+    propagates, after all have finished); the results must not depend on which runs
+    first."""
+    if len(calls) == 1:
+        return [calls[0]()]
+    futures = [shared_pool().submit(fn) for fn in calls[1:]]
     try:
-        out = main()
+        first = calls[0]()
     finally:
-        errors = []
+        out, errors = [], []
         for f in futures:
             try:
-                f.result()
+                out.append(f.result())
             except BaseException as exc:  # noqa: BLE001 - re-raised below
                 errors.append(exc)
     if errors:
         raise errors[0]
-    return out
-
-
-def run_each(calls: Sequence[Callable[[], Any]]) -> None:
-    """Call every function of ``calls``, the first in the calling thread and the others
-    on :func:`shared_pool` beside it (one call: no pool at all); the results must not
-    depend on which runs first."""
-    if len(calls) == 1:
-        calls[0]()
-        return
-    run_beside(calls[0], *calls[1:])
+    return [first, *out]

@@ -58,3 +58,8 @@ def test_run_each_one_call_needs_no_pool(monkeypatch):
     _threads.run_each([lambda: out.append(2), lambda: out.append(3)])
     assert sorted(out) == [1, 2, 3] and len(_threads._POOL) == 1
     _threads._POOL[0].shutdown()
+
+
+def test_run_each_returns_every_result_in_order():
+    assert _threads.run_each([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
+    assert _threads.run_each([lambda: "only"]) == ["only"]
