@@ -27,7 +27,6 @@ value) plus a 10% + 0.001 margin, capped by the rigorous ``ρ <= trace(Ã⁴)^(1
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -606,11 +605,7 @@ def diagonal_moments(st: Structure, workers: int | None = None
         for bi, bl in mine:
             _tile_moments(st.nbr, st.a, pos, size, bi, bl, zt, part3, part4)
 
-    if workers == 1:
-        run(chunks[0])
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(run, chunks))
+    run_each([partial(run, c) for c in chunks])
     m3[:] = part3.sum(axis=0)  # every (block, player) slot written once: fixed order
     m4[:] = part4.sum(axis=0)
     return m2, m3, m4
