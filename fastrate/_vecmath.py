@@ -23,7 +23,7 @@ from numba.extending import intrinsic
 
 from fastrate._numba import inline_kernel, kernel
 
-__all__ = ["LN10", "logistic", "select", "prefetch_row", "fma", "exp", "exp_inline", "log"]
+__all__ = ["LN10", "logistic", "select", "prefetch_row", "fma", "exp", "log"]
 
 LN10 = math.log(10.0)
 
@@ -185,10 +185,6 @@ def exp(x: float) -> float:
         y = x
     return y
 
-
-
-#: :func:`exp`, always inlined into its callers (loops that call it per lane)
-exp_inline = inline_kernel(getattr(exp, "py_func", exp))
 
 # fdlibm's log: the coefficients of R(z) ~ log((1+s)/(1-s)) - 2s, |s| <= 0.1716
 _LG1 = 6.666666666666735130e-01

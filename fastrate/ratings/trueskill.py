@@ -83,8 +83,7 @@ from fastrate._special import erfcx_ratio_nb as _erfcx_ratio_nb
 from fastrate._special import normal_cdf as _cdf
 from fastrate._special import normal_cdf_nb as _cdf_nb
 from fastrate._validate import check_number, check_type
-from fastrate._vecmath import exp_inline as _exp_inline
-from fastrate._vecmath import select
+from fastrate._vecmath import exp, select
 from fastrate.data import Ratings
 from fastrate.errors import InputError
 from fastrate.ratings._matches import SKILL_STATE, as_matches, resolve_skills
@@ -191,9 +190,9 @@ def _phi_v(x, with_phi):
     y = -x * 0.7071067811865476
     if y > _ERF_SMALL:
         num, den = _erfcx_ratio(y)
-        p = 0.5 * _exp_inline(-y * y) * (num / den) if with_phi else 0.0
+        p = 0.5 * exp(-y * y) * (num / den) if with_phi else 0.0
         return p, _SQRT_2_OVER_PI * den / num
-    ex = _exp_inline(-0.5 * x * x)
+    ex = exp(-0.5 * x * x)
     if y >= -_ERF_SMALL:
         # 1 - erf(y) = (den - y num)/den with erf(y) = y num/den (Cody's first rational)
         n1, d1 = _erf_small_ratio(y * y)
@@ -644,7 +643,7 @@ def _v_win_nb(x):
     selected: the same bits) for ``x >= -30``, so a loop over lanes vectorises."""
     y = -x * 0.7071067811865476
     num, den = _erfcx_ratio_nb(abs(y))
-    ex = _exp_inline(-0.5 * x * x)
+    ex = exp(-0.5 * x * x)
     ym = select(abs(y) <= _ERF_SMALL, y, 0.0)  # (the branch's own range, or 0)
     n1, d1 = _erf_small_ratio(ym * ym)
     v_hi = _SQRT_2_OVER_PI * den / num
