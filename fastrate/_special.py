@@ -79,23 +79,35 @@ def erf_small(z):
 
 
 @kernel
+def _erfcx_mid(y):
+    """Cody's second rational for ``erfcx(y)``, ``0.46875 < y <= 4``, as ``(num, den)``
+    (Estrin's scheme: a shorter chain than Horner's; all terms positive)."""
+    y2 = y * y
+    y4 = y2 * y2
+    num = fma(_C8, y4 * y4, fma(fma(fma(_C0, y, _C1), y2, fma(_C2, y, _C3)), y4,
+                                fma(fma(_C4, y, _C5), y2, fma(_C6, y, _C7))))
+    den = fma(y4, y4, fma(fma(fma(_D0, y, _D1), y2, fma(_D2, y, _D3)), y4,
+                          fma(fma(_D4, y, _D5), y2, fma(_D6, y, _D7))))
+    return num, den
+
+
+@kernel
+def _erfcx_far(y):
+    """Cody's third rational for ``erfcx(y)``, ``y > 4``: ``(1/sqrt(pi) - u R3(u)) / y``
+    with ``u = 1/y^2``, as ``(num, den)``."""
+    u = 1.0 / (y * y)
+    num = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
+    den = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
+    return fma(_INV_SQRTPI, den, -u * num), den * y
+
+
+@kernel
 def erfcx_ratio(y):
     """``erfcx(y) = e^(y^2) erfc(y)`` for ``y > 0.46875`` as a ratio ``(num, den)``
     (Cody's second and third rationals), so a caller dividing by it divides once."""
     if y <= 4.0:
-        # Estrin's scheme (a shorter chain than Horner's; all terms positive)
-        y2 = y * y
-        y4 = y2 * y2
-        num = fma(_C8, y4 * y4, fma(fma(fma(_C0, y, _C1), y2, fma(_C2, y, _C3)), y4,
-                                    fma(fma(_C4, y, _C5), y2, fma(_C6, y, _C7))))
-        den = fma(y4, y4, fma(fma(fma(_D0, y, _D1), y2, fma(_D2, y, _D3)), y4,
-                              fma(fma(_D4, y, _D5), y2, fma(_D6, y, _D7))))
-        return num, den
-    u = 1.0 / (y * y)
-    num = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
-    den = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
-    # (1/sqrt(pi) - u num/den) / y
-    return fma(_INV_SQRTPI, den, -u * num), den * y
+        return _erfcx_mid(y)
+    return _erfcx_far(y)
 
 
 @kernel
@@ -141,19 +153,9 @@ def erfcx_ratio_nb(y):
     selected: the same bits as the branch taken; the other one sees a harmless argument,
     so that nothing overflows or divides by zero when the kernel runs as Python)."""
     small = y <= 4.0
-    ye = select(small, y, 0.0)
-    y2 = ye * ye
-    y4 = y2 * y2
-    num4 = fma(_C8, y4 * y4, fma(fma(fma(_C0, ye, _C1), y2, fma(_C2, ye, _C3)), y4,
-                                 fma(fma(_C4, ye, _C5), y2, fma(_C6, ye, _C7))))
-    den4 = fma(y4, y4, fma(fma(fma(_D0, ye, _D1), y2, fma(_D2, ye, _D3)), y4,
-                           fma(fma(_D4, ye, _D5), y2, fma(_D6, ye, _D7))))
-    ya = select(small, 5.0, y)
-    u = 1.0 / (ya * ya)
-    num = fma(fma(fma(fma(fma(_P5, u, _P0), u, _P1), u, _P2), u, _P3), u, _P4)
-    den = fma(fma(fma(fma(u + _Q0, u, _Q1), u, _Q2), u, _Q3), u, _Q4)
-    return (select(small, num4, fma(_INV_SQRTPI, den, -u * num)),
-            select(small, den4, den * ya))
+    num4, den4 = _erfcx_mid(select(small, y, 0.0))
+    num, den = _erfcx_far(select(small, 5.0, y))
+    return select(small, num4, num), select(small, den4, den)
 
 
 # ----------------------------------------------------------------------------------

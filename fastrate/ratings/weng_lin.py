@@ -482,6 +482,25 @@ def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
             gp[p] += 1
 
 
+@inline_kernel
+def _bt_pair(vi, vq, mi, mq, s, beta2):
+    """One Bradley-Terry comparison of teams ``i`` and ``q`` in the lanes (no weights or
+    margins: :func:`_pair_both`'s formula with ``f = div = 1``): ``(Omega_i term,
+    Omega_q term, p_iq p_qi / c^3)`` for ``i``'s score ``s``; each team's ``Delta`` term
+    is its ``sigma^3`` times the last (``e = exp(-|z|)``: the favourite's ``1/(1 + e)``,
+    the underdog's ``e/(1 + e)``, both to full relative precision)."""
+    c = math.sqrt(vi + vq + 2.0 * beta2)
+    ic = 1.0 / c
+    ic3 = ic * ic * ic
+    z = (mq - mi) * ic
+    e = exp(-abs(z))
+    a = 1.0 / (1.0 + e)
+    bb = e * a
+    fav = z <= 0.0
+    return (vi * ic * (s - select(fav, a, bb)), vq * ic * ((1.0 - s) - select(fav, bb, a)),
+            (a * bb) * ic3)
+
+
 #: Bradley-Terry runs in lanes only while the matches have at most this many teams on
 #: average: a single match of thousands of players fills one lane of its batch, and
 #: the other lanes' pairs cost 1.5x the scalar kernel (3,000 players)
@@ -703,23 +722,15 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
                 for q in range(i + 1, min(k, i + win_ + 1)):
                     w = wk[q * _BLK:]
                     for b in range(nl):
-                        vi = u[_VAR + b]
-                        vq = w[_VAR + b]
-                        c = math.sqrt(vi + vq + 2.0 * beta2)
-                        ic = 1.0 / c
-                        ic3 = ic * ic * ic
-                        z = (w[_MU + b] - u[_MU + b]) * ic
-                        e = exp(-abs(z))
-                        a = 1.0 / (1.0 + e)
-                        bb = e * a
-                        fav = z <= 0.0
                         ri = u[_RK + b]
                         rq = w[_RK + b]
-                        s = select(ri < rq, 1.0, select(ri == rq, 0.5, 0.0))
-                        pq = (a * bb) * ic3
-                        u[_OM + b] += vi * ic * (s - select(fav, a, bb))
+                        oi, oq, pq = _bt_pair(u[_VAR + b], w[_VAR + b], u[_MU + b],
+                                              w[_MU + b],
+                                              select(ri < rq, 1.0, select(ri == rq, 0.5, 0.0)),
+                                              beta2)
+                        u[_OM + b] += oi
                         u[_DE + b] += u[_R3 + b] * pq
-                        w[_OM + b] += vq * ic * ((1.0 - s) - select(fav, bb, a))
+                        w[_OM + b] += oq
                         w[_DE + b] += w[_R3 + b] * pq
             for i in range(k):
                 n_cmp = min(k, i + win_ + 1) - max(0, i - win_) - 1
@@ -895,23 +906,15 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
             for j in range(nl):
                 vi = wk[_T_V0 + j]
                 vq = wk[_T_V1 + j]
-                c = math.sqrt(vi + vq + 2.0 * beta2)
-                ic = 1.0 / c
-                ic3 = ic * ic * ic
-                z = (wk[_T_MU1 + j] - wk[_T_MU0 + j]) * ic
-                e = exp(-abs(z))
-                a = 1.0 / (1.0 + e)
-                bb = e * a
-                fav = z <= 0.0
                 sc = select(wk[_T_TIE + j] != 0.0, 0.5, 1.0)  # (best first: a win or a tie)
-                pq = (a * bb) * ic3
+                oi, oq, pq = _bt_pair(vi, vq, wk[_T_MU0 + j], wk[_T_MU1 + j], sc, beta2)
                 om0 = 0.0
                 de0 = 0.0
                 om1 = 0.0
                 de1 = 0.0
-                om0 += vi * ic * (sc - select(fav, a, bb))
+                om0 += oi
                 de0 += math.sqrt(vi) * vi * pq
-                om1 += vq * ic * ((1.0 - sc) - select(fav, bb, a))
+                om1 += oq
                 de1 += math.sqrt(vq) * vq * pq
                 wk[_T_OM0 + j] = om0
                 wk[_T_DE0 + j] = de0
