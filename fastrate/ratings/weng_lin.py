@@ -793,6 +793,21 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
         m += nb
 
 
+@inline_kernel
+def _claim_team(lo, hi, player, busy, st, tau2):
+    """The sums of ``mu`` and of ``sigma^2 + tau^2`` over the seats ``lo <= s < hi``
+    (unsigned), in seat order, each player marked busy."""
+    one = np.uint64(1)
+    am = 0.0
+    av = 0.0
+    for s in range(lo, hi):
+        p = np.uint64(player[s])
+        busy[p] = 1
+        am += st[p + p]
+        av += st[p + p + one] + tau2
+    return am, av
+
+
 #: the two-team lanes' work array (one field of ``_LANES`` lanes after another): both
 #: teams' mu and sigma^2 sums, the tie (1.0); their Omega and Delta; the strengths; 1/c
 #: and c
@@ -839,20 +854,8 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
                     q = np.uint64(player[s])
                     prefetch_row(st, q + q)
                     prefetch_row(gp, q)
-            am = 0.0
-            av = 0.0
-            for s in range(s_lo, s_mid):
-                p = np.uint64(player[s])
-                busy[p] = 1
-                am += st[p + p]
-                av += st[p + p + one] + tau2
-            bm = 0.0
-            bv = 0.0
-            for s in range(s_mid, s_hi):
-                p = np.uint64(player[s])
-                busy[p] = 1
-                bm += st[p + p]
-                bv += st[p + p + one] + tau2
+            am, av = _claim_team(s_lo, s_mid, player, busy, st, tau2)
+            bm, bv = _claim_team(s_mid, s_hi, player, busy, st, tau2)
             wk[_T_MU0 + nb] = am
             wk[_T_V0 + nb] = av
             wk[_T_MU1 + nb] = bm
