@@ -512,6 +512,24 @@ _LANES = 16
 
 
 @inline_kernel
+def _any_busy(lo, hi, player, busy):
+    """Whether a player of the seats ``lo <= s < hi`` (unsigned) is marked busy."""
+    for s in range(lo, hi):
+        if busy[np.uint64(player[s])]:
+            return True
+    return False
+
+
+@inline_kernel
+def _prefetch_seats(lo, hi, player, st, gp):
+    """Ask for the state and games played of the players of seats ``lo <= s < hi``."""
+    for s in range(np.uint64(lo), np.uint64(hi)):
+        q = np.uint64(player[s])
+        prefetch_row(st, q + q)
+        prefetch_row(gp, q)
+
+
+@inline_kernel
 def _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp):
     """The lanes of the batch starting at match ``m``: the first team of each of up to
     ``nl`` consecutive matches with as many teams as match ``m`` and no player in common.
@@ -527,21 +545,12 @@ def _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp):
     while nb < nl and j < n and mto[j + 1] - mto[j] == k:
         s_lo = np.uint64(tpo[mto[j]])
         s_hi = np.uint64(tpo[mto[j + 1]])
-        clash = False
-        if nb > 0:
-            for s in range(s_lo, s_hi):
-                if busy[np.uint64(player[s])]:
-                    clash = True
-                    break
-        if clash:
+        if nb > 0 and _any_busy(s_lo, s_hi, player, busy):
             break
         for s in range(s_lo, s_hi):
             busy[np.uint64(player[s])] = 1
         if j + nl < n:
-            for s in range(np.uint64(tpo[mto[j + nl]]), np.uint64(tpo[mto[j + nl + 1]])):
-                q = np.uint64(player[s])
-                prefetch_row(st, q + q)
-                prefetch_row(gp, q)
+            _prefetch_seats(tpo[mto[j + nl]], tpo[mto[j + nl + 1]], player, st, gp)
         lane_t0[nb] = mto[j]
         nb += 1
         j += 1
@@ -840,20 +849,11 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
             s_lo = np.uint64(tpo[t0])
             s_mid = np.uint64(tpo[t0 + 1])
             s_hi = np.uint64(tpo[t0 + 2])
-            if nb > 0:
-                clash = False
-                for s in range(s_lo, s_hi):
-                    if busy[np.uint64(player[s])]:
-                        clash = True
-                        break
-                if clash:
-                    break
+            if nb > 0 and _any_busy(s_lo, s_hi, player, busy):
+                break
             if g + nb + _LANES < n:
                 t2 = mto[g + nb + _LANES]
-                for s in range(np.uint64(tpo[t2]), np.uint64(tpo[t2 + 2])):
-                    q = np.uint64(player[s])
-                    prefetch_row(st, q + q)
-                    prefetch_row(gp, q)
+                _prefetch_seats(tpo[t2], tpo[t2 + 2], player, st, gp)
             am, av = _claim_team(s_lo, s_mid, player, busy, st, tau2)
             bm, bv = _claim_team(s_mid, s_hi, player, busy, st, tau2)
             wk[_T_MU0 + nb] = am
