@@ -72,11 +72,16 @@ def _warm_system(name: str) -> None:
         datasets.append(Matches.from_games(Games.from_arrays(
             ["a", "b", "c", "a"], ["b", "c", "a", "c"], [1.0, 0.0, 0.5, 1.0],
             period=[0, 0, 1, 2])))
-        # every match two teams (2v2, 1v2): the two-team fast paths
+        # every match two teams (a 1v2, then 2v2s: more than a batch of lanes, so the
+        # next batch is prefetched): the two-team fast paths
+        n2 = 20
         datasets.append(Matches.from_arrays(
-            match=[1, 1, 1, 1, 2, 2, 2], team=["x", "x", "y", "y", "x", "y", "y"],
-            player=["a", "b", "c", "d", "d", "a", "b"], rank=[1, 1, 2, 2, 1, 2, 2],
-            period=[0, 0, 0, 0, 1, 1, 1]))
+            match=[0, 0, 0] + [m for m in range(1, n2) for _ in range(4)],
+            team=["x", "y", "y"] + ["x", "x", "y", "y"] * (n2 - 1),
+            player=["d", "a", "b"] + [f"p{(4 * m + i) % 23}" for m in range(1, n2)
+                                      for i in range(4)],
+            rank=[1, 2, 2] + [1, 1, 2, 2] * (n2 - 1),
+            period=[0, 0, 0] + [m // 10 for m in range(1, n2) for _ in range(4)]))
     for spec in system.warm_specs or (name,):
         parsed = systems.SystemSpec.parse(spec)
         for data in datasets:
