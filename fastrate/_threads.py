@@ -7,26 +7,44 @@ on first use, and kept for the life of the process (its threads are daemons of
 ``concurrent.futures`` and end with the interpreter).
 
 Nothing submitted here may itself wait on this pool (no nested waits: a full pool
-would deadlock); the kernels' row splits and side tasks never do.
+would deadlock); the kernels' row splits and side tasks never do. A forked child
+(``fastrate warmup``'s workers, multiprocessing's fork) starts without the parent's
+pool, whose threads it does not have, and makes its own when it needs one.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 _POOL: list[ThreadPoolExecutor] = []
+_LOCK = threading.Lock()
 
 
 def shared_pool() -> ThreadPoolExecutor:
     """The process's kernel thread pool (``max(2, cores)`` workers, created on first
-    use)."""
+    use; one even when several threads ask at once)."""
     if not _POOL:
-        _POOL.append(ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1),
-                                        thread_name_prefix="fastrate"))
+        with _LOCK:
+            if not _POOL:
+                _POOL.append(ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1),
+                                                thread_name_prefix="fastrate"))
     return _POOL[0]
+
+
+def _forget_pool_in_child() -> None:
+    """After a fork: the parent's pool threads do not exist here (a submit would wait for
+    ever); drop it, and the lock, which a parent thread may have held."""
+    global _LOCK
+    _POOL.clear()
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def run_beside(main: Callable[[], Any], *others: Callable[[], Any]) -> Any:

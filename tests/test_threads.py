@@ -63,3 +63,23 @@ def test_run_each_one_call_needs_no_pool(monkeypatch):
 def test_run_each_returns_every_result_in_order():
     assert _threads.run_each([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
     assert _threads.run_each([lambda: "only"]) == ["only"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_makes_its_own_pool():
+    """The parent's pool threads do not exist in a forked child: it must not submit to
+    that pool (it would wait for ever), but make its own."""
+    import multiprocessing as mp
+
+    import time
+
+    # the parent's pool with every one of its threads started (busy at once)
+    workers = _threads.shared_pool()._max_workers
+    _threads.run_each([lambda: time.sleep(0.05)] * (workers + 1))
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        assert pool.apply_async(_in_child).get(timeout=20) == [1, 2, 3]
+
+
+def _in_child():
+    return _threads.run_each([lambda: 1, lambda: 2, lambda: 3])
