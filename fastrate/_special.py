@@ -33,7 +33,7 @@ __all__ = ["chi2_sf", "gammp", "gammq", "student_t_cdf", "student_t_quantile", "
 
 
 # ----------------------------------------------------------------------------------
-# the normal distribution (inline kernels)
+# the normal distribution (kernels that LLVM inlines; normal_cdf_nb a Numba inline)
 
 # W. J. Cody (1969), "Rational Chebyshev approximations for the error function", Math.
 # Comp. 23, 631-637 (the coefficients of netlib SPECFUN's CALERF): erf(z) = z R1(z^2) for
@@ -121,6 +121,17 @@ def erfcx(y):
 
 
 @kernel
+def erfcx_ratio_nb(y):
+    """:func:`erfcx_ratio` for ``y >= 0`` without a branch (both rationals, one
+    selected: the same bits as the branch taken; the other one sees a harmless argument,
+    so that nothing overflows or divides by zero when the kernel runs as Python)."""
+    small = y <= 4.0
+    num4, den4 = _erfcx_mid(select(small, y, 0.0))
+    num, den = _erfcx_far(select(small, 5.0, y))
+    return select(small, num4, num), select(small, den4, den)
+
+
+@kernel
 def normal_cdf(x):
     """Standard normal cdf ``Phi(x) = erfc(-x/sqrt2)/2`` (relative accuracy in the lower
     tail): ``(1 - erf(-x/sqrt2))/2`` near 0, else ``e^(-y^2) erfcx(|y|)/2`` with
@@ -144,18 +155,6 @@ def normal_cdf_nb(x):
     num, den = erfcx_ratio_nb(select(small, 1.0, ay))
     h = 0.5 * exp(-y * y) * (num / den)
     return select(small, lo, select(y > 0.0, h, 1.0 - h))
-
-
-
-@kernel
-def erfcx_ratio_nb(y):
-    """:func:`erfcx_ratio` for ``y >= 0`` without a branch (both rationals, one
-    selected: the same bits as the branch taken; the other one sees a harmless argument,
-    so that nothing overflows or divides by zero when the kernel runs as Python)."""
-    small = y <= 4.0
-    num4, den4 = _erfcx_mid(select(small, y, 0.0))
-    num, den = _erfcx_far(select(small, 5.0, y))
-    return select(small, num4, num), select(small, den4, den)
 
 
 # ----------------------------------------------------------------------------------

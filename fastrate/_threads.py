@@ -18,6 +18,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 _POOL: list[ThreadPoolExecutor] = []
@@ -75,3 +76,11 @@ def run_each(calls: Sequence[Callable[[], Any]]) -> list[Any]:
     if errors:
         raise errors[0]
     return [first, *out]
+
+
+def run_chunks(fn: Callable[..., Any], args: tuple, cuts: Sequence[int]) -> list[Any]:
+    """``fn(*args, c0, c1)`` for each pair of consecutive ``cuts`` (row or pair ranges),
+    side by side as :func:`run_each` (the first chunk in the calling thread); their
+    results in order."""
+    return run_each([partial(fn, *args, int(cuts[c]), int(cuts[c + 1]))
+                     for c in range(len(cuts) - 1)])

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from fastrate._numba import kernel
-from fastrate._threads import run_each
+from fastrate._threads import run_chunks, run_each
 
 #: the Lanczos estimate of ρ is multiplied by this and RHO_PAD added (a margin for the
 #: Ritz value's approach from inside the spectrum)
@@ -173,8 +173,8 @@ def _symmetric_csr(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, s: n
     for t in range(1, w):  # close the gaps that repeated neighbours left
         start, size = int(ub[rows[t]]), int(ends[t] - ub[rows[t]])
         if start != out:
-            nbr[out:out + size] = nbr[start:start + size].copy()
-            a[out:out + size] = a[start:start + size].copy()
+            nbr[out:out + size] = nbr[start:start + size]  # (NumPy buffers the overlap)
+            a[out:out + size] = a[start:start + size]
             offsets[rows[t]:rows[t + 1]] -= start - out
         out += size
     offsets[n] = out
@@ -359,13 +359,6 @@ def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
             c += 4
 
 
-def _in_chunks(fn: Any, args: tuple, cuts: np.ndarray) -> None:
-    """``fn(*args, r0, r1)`` for consecutive ``cuts``, the chunks in parallel on the
-    shared kernel pool (the first in the calling thread)."""
-    run_each([partial(fn, *args, int(cuts[c]), int(cuts[c + 1]))
-              for c in range(cuts.shape[0] - 1)])
-
-
 def _workers(workers: int | None) -> int:
     """``workers``, default ``numba.get_num_threads()``."""
     if workers is None:
@@ -410,7 +403,7 @@ class Structure:
 
     def _rows(self, fn: Any, x: np.ndarray, out: np.ndarray) -> None:
         """Run the row kernel ``fn`` over all rows, the splits' chunks in parallel."""
-        _in_chunks(fn, (self.offsets, self.nbr, self.a, x, out), self.splits)
+        run_chunks(fn, (self.offsets, self.nbr, self.a, x, out), self.splits)
 
     def product(self, v: np.ndarray) -> np.ndarray:
         """``A v`` (one vector, or the columns of an ``n x k`` array)."""
@@ -702,12 +695,12 @@ def difference_variances(st: Structure, ids: np.ndarray
     z = np.zeros((k, st.n))
     workers = max(1, min(_workers(None), k * st.n // MIN_ENTRIES_PER_THREAD))
     # z rows: equal counts; the Gram rows: equal areas of the upper triangle
-    _in_chunks(_columns, (st.offsets, st.nbr, st.a, ids, z),
+    run_chunks(_columns, (st.offsets, st.nbr, st.a, ids, z),
                np.linspace(0, k, workers + 1).round().astype(np.int64))
     uu = np.outer(st.u[ids], st.u[ids])
     p1, p2, p3, p4 = (np.empty((k, k)) for _ in range(4))
     tri = k - np.sqrt(np.linspace(1.0, 0.0, workers + 1)) * k
-    _in_chunks(_gram, (st.offsets, st.nbr, st.a, ids, z, p1, p2, p3, p4),
+    run_chunks(_gram, (st.offsets, st.nbr, st.a, ids, z, p1, p2, p3, p4),
                np.unique(tri.round().astype(np.int64)))
     p1 = 0.5 * (p1 + p1.T) - uu
     p2 = 0.5 * (p2 + p2.T) - uu

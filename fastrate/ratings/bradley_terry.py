@@ -53,13 +53,12 @@ import statistics
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._threads import run_each
+from fastrate._threads import run_chunks
 from fastrate._validate import check_choice, check_number, check_type
 from fastrate.data import Games
 from fastrate.data.players import PlayerIndex
@@ -537,8 +536,7 @@ def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, mo
     args = (pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model, gxs, gds, mxx, mxd,
             mdd)
     cuts = np.linspace(0, m, _pair_workers(m) + 1).astype(np.int64)
-    ok = all(run_each([partial(_pair_terms, *args, int(cuts[c]), int(cuts[c + 1]))
-                       for c in range(cuts.shape[0] - 1)]))
+    ok = all(run_chunks(_pair_terms, args, cuts))
     _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag)
     return ok
 

@@ -74,9 +74,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
-from fastrate._special import (
-    ERF_SMALL as _ERF_SMALL,
-)
+from fastrate._special import ERF_SMALL as _ERF_SMALL
 from fastrate._special import erf_small_ratio as _erf_small_ratio
 from fastrate._special import erfcx_ratio as _erfcx_ratio
 from fastrate._special import erfcx_ratio_nb as _erfcx_ratio_nb

@@ -530,6 +530,43 @@ def _prefetch_seats(lo, hi, player, st, gp):
 
 
 @inline_kernel
+def _claim_team(lo, hi, player, busy, st, tau2):
+    """The sums of ``mu`` and of ``sigma^2 + tau^2`` over the seats ``lo <= s < hi``
+    (unsigned), in seat order (a team's ``mu`` and ``sigma^2`` in the lanes), each player
+    marked busy (again, where :func:`_lane_batch` marked the batch)."""
+    one = np.uint64(1)
+    am = 0.0
+    av = 0.0
+    for s in range(lo, hi):
+        p = np.uint64(player[s])
+        busy[p] = 1
+        am += st[p + p]
+        av += st[p + p + one] + tau2
+    return am, av
+
+
+@inline_kernel
+def _share_team(lo, hi, player, busy, st, gp, tv, om, de, tau2, kappa, limit):
+    """Every player of the seats ``lo <= s < hi`` (unsigned) takes his share of his team's
+    ``Omega`` (``om``) and ``Delta`` (``de``), in proportion to his ``sigma^2 + tau^2``
+    of the team's ``tv`` (:func:`_weng_lin_kernel`'s update), counts a game and is no
+    longer busy."""
+    one = np.uint64(1)
+    for s in range(lo, hi):
+        p = np.uint64(player[s])
+        v0 = st[p + p + one]
+        v = v0 + tau2
+        ratio = v / tv
+        st[p + p] += ratio * om
+        nv = v * max(1.0 - ratio * de, kappa)
+        if limit:
+            nv = min(nv, v0)
+        st[p + p + one] = nv
+        gp[p] += 1
+        busy[p] = 0
+
+
+@inline_kernel
 def _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp):
     """The lanes of the batch starting at match ``m``: the first team of each of up to
     ``nl`` consecutive matches with as many teams as match ``m`` and no player in common.
@@ -621,12 +658,8 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
             elif teams:  # the team sums (sigma^2 + tau^2 in _V0)
                 for i in range(k):
                     x = i * _BLK + b
-                    am = 0.0
-                    av = 0.0
-                    for s in range(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1])):
-                        p = np.uint64(player[s])
-                        am += st[p + p]
-                        av += st[p + p + one] + tau2
+                    am, av = _claim_team(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1]),
+                                         player, busy, st, tau2)
                     wk[x + _MU] = am
                     wk[x + _V0] = av
                     wk[x + _RK] = rank[t0 + i]
@@ -781,18 +814,9 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
             for i in range(k):
                 x = i * _BLK + b
                 if teams:  # every player's share of his team's variance
-                    for s in range(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1])):
-                        p = np.uint64(player[s])
-                        v0 = st[p + p + one]
-                        v = v0 + tau2
-                        ratio = v / wk[x + _VAR]
-                        st[p + p] += ratio * wk[x + _OM]
-                        nv = v * max(1.0 - ratio * wk[x + _DE], kappa)
-                        if limit:
-                            nv = min(nv, v0)
-                        st[p + p + one] = nv
-                        gp[p] += 1
-                        busy[p] = 0
+                    _share_team(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1]), player,
+                                busy, st, gp, wk[x + _VAR], wk[x + _OM], wk[x + _DE], tau2,
+                                kappa, limit)
                 else:
                     p = np.uint64(player[t0 + i])
                     st[p + p] = wk[x + _OM]
@@ -800,21 +824,6 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
                     gp[p] += 1
                     busy[p] = 0
         m += nb
-
-
-@inline_kernel
-def _claim_team(lo, hi, player, busy, st, tau2):
-    """The sums of ``mu`` and of ``sigma^2 + tau^2`` over the seats ``lo <= s < hi``
-    (unsigned), in seat order, each player marked busy."""
-    one = np.uint64(1)
-    am = 0.0
-    av = 0.0
-    for s in range(lo, hi):
-        p = np.uint64(player[s])
-        busy[p] = 1
-        am += st[p + p]
-        av += st[p + p + one] + tau2
-    return am, av
 
 
 #: the two-team lanes' work array (one field of ``_LANES`` lanes after another): both
@@ -840,7 +849,6 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
     n = mto.shape[0] - 1
     wk = np.zeros(13 * nl)
     busy = np.zeros(st.shape[0] // 2, dtype=np.uint8)  # 1: in the batch being formed
-    one = np.uint64(1)  # (unsigned seats and players: no negative-index fix-ups)
     g = 0
     while g < n:
         nb = 0
@@ -851,8 +859,8 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
             s_hi = np.uint64(tpo[t0 + 2])
             if nb > 0 and _any_busy(s_lo, s_hi, player, busy):
                 break
-            if g + nb + _LANES < n:
-                t2 = mto[g + nb + _LANES]
+            if g + nb + nl < n:
+                t2 = mto[g + nb + nl]
                 _prefetch_seats(tpo[t2], tpo[t2 + 2], player, st, gp)
             am, av = _claim_team(s_lo, s_mid, player, busy, st, tau2)
             bm, bv = _claim_team(s_mid, s_hi, player, busy, st, tau2)
@@ -936,21 +944,9 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
                 pair[m] = _pair_share(wk[_T_E0 + j], wk[_T_E1 + j],
                                       wk[_T_MU0 + j] - wk[_T_MU1 + j], wk[_T_IC + j])
             for i in range(2):
-                tv = wk[_T_V0 + 2 * i * nl + j]
-                om = wk[_T_OM0 + 2 * i * nl + j]
-                de = wk[_T_DE0 + 2 * i * nl + j]
-                for s in range(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1])):
-                    p = np.uint64(player[s])
-                    v0 = st[p + p + one]
-                    v = v0 + tau2
-                    ratio = v / tv
-                    st[p + p] += ratio * om
-                    nv = v * max(1.0 - ratio * de, kappa)
-                    if limit:
-                        nv = min(nv, v0)
-                    st[p + p + one] = nv
-                    gp[p] += 1
-                    busy[p] = 0
+                _share_team(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1]), player, busy,
+                            st, gp, wk[_T_V0 + 2 * i * nl + j], wk[_T_OM0 + 2 * i * nl + j],
+                            wk[_T_DE0 + 2 * i * nl + j], tau2, kappa, limit)
         g += nb
 
 
