@@ -62,7 +62,7 @@ def test_fifo_is_written_directly(tmp_path):
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     write_table({"a": [7]}, fifo)
     reader.join(10)

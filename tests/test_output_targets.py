@@ -117,6 +117,18 @@ def test_symlink_writes_its_target_and_stays_a_link(command, args, suffix, data,
     assert _hidden(tmp_path) == []
 
 
+def _unblock_reader(fifo: Path) -> None:
+    """Let a reader still waiting in ``open`` (the command failed before opening the
+    pipe) reach end of file. The open must not block: when the reader has already read
+    the command's output and closed the pipe, a blocking open for writing would wait
+    for ever for a reader (that race hung a CI run). Whether the reader is done cannot
+    be told from what it has stored yet: it stores after its read returns."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # ENXIO: no reader has the pipe open any more
+        pass
+
+
 @pytest.mark.parametrize(("command", "args", "suffix"), COMMANDS, ids=IDS)
 def test_fifo_is_written_into_not_replaced(command, args, suffix, data, tmp_path):
     fifo = tmp_path / f"pipe{suffix}"
@@ -130,9 +142,7 @@ def test_fifo_is_written_into_not_replaced(command, args, suffix, data, tmp_path
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     res = _run(command, args, data, str(fifo))
-    if not got:  # the command failed before opening the pipe: unblock the reader
-        with open(fifo, "wb"):
-            pass
+    _unblock_reader(fifo)
     reader.join(10)
     assert res.exit_code == 0, res.output
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
@@ -247,9 +257,7 @@ def test_a_link_to_a_pipe_is_written_into(data, tmp_path):
     reader.start()
     res = CliRunner().invoke(main, ["rate", str(data / "games.csv"), "--predictions",
                                     str(link), "-o", "/dev/null"])
-    if not got:
-        with open(fifo, "wb"):
-            pass
+    _unblock_reader(fifo)
     reader.join(10)
     assert res.exit_code == 0, res.output
     assert got and got[0].startswith(b'"row","time","white"')
