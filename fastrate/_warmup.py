@@ -180,6 +180,7 @@ def _warm_batch() -> None:
     """The batch fits' uncertainty (the Hessian blocks of the CG covariance), the MM
     cross-check and the network scores."""
     from fastrate.data import Games
+    from fastrate.ratings import _bt_uncertainty as U
     from fastrate.ratings import bradley_terry as bt
     from fastrate.ratings import bradley_terry_mm, network_scores
 
@@ -196,6 +197,14 @@ def _warm_batch() -> None:
     r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage=30.0, drawelo=90.0,
                               gaussian_prior=(0.0, 300.0)))
     bt.los(r, top=3, method="series")
+    # the graph kernels for more than NARROW_NEIGHBOURS_MAX players (int32 neighbours)
+    narrow, U.NARROW_NEIGHBOURS_MAX = U.NARROW_NEIGHBOURS_MAX, 0
+    try:
+        r = bt.fit(g, bt.BTConfig(model="bayeselo", advantage="fit", prior=1.0))
+        bt.standard_errors(r, method="series")
+        bt.los(r, top=3, method="series")
+    finally:
+        U.NARROW_NEIGHBOURS_MAX = narrow
     for model in bradley_terry_mm.MM_MODELS:
         bradley_terry_mm.fit_mm(g, bt.BTConfig(model=model, prior=1.0), tolerance_elo=1e-3)
     network_scores.network_scores(g)

@@ -165,6 +165,38 @@ def test_moments_are_the_same_bits_for_any_number_of_workers():
     assert np.abs(lam).max() <= s.rho
 
 
+@pytest.mark.parametrize("which", list(CONFIGS))
+def test_parameter_columns_in_one_pass_are_the_hessian_columns(which):
+    r = fit(_games(12, 40, 3_000), CONFIGS[which])
+    prob, cur, _ = bt._information(r, None)
+    n, size = prob.n, prob.size
+    cols = np.empty((size, size - n))
+    args = (*prob.hargs, cur[2], cur[3], cur[4], prob.ia, prob.idr, prob.prec)
+    bt._parameter_columns(*args, cols)
+    dense = bt._dense_information(prob, cur)
+    for c in range(size - n):
+        e, want = np.zeros(size), np.empty(size)
+        e[n + c] = 1.0
+        bt._hessian_vector(*args, e, want)
+        assert cols[:, c].tobytes() == want.tobytes()  # summed exactly as H e
+        np.testing.assert_allclose(cols[:, c], dense[:, n + c], rtol=1e-12, atol=1e-12)
+
+
+def test_neighbour_numbers_in_either_type_give_the_same_bits(monkeypatch):
+    # up to 65,536 players the graph stores uint16 neighbours, else int32: the same sums
+    r = fit(_games(13, 300, 20_000), BTConfig(model="bayeselo", advantage="fit"))
+    assert U.neighbour_dtype(300) == np.uint16 and U.neighbour_dtype(70_000) == np.int32
+    got = {}
+    for dtype in (np.uint16, np.int32):
+        monkeypatch.setattr(U, "NARROW_NEIGHBOURS_MAX", 1 << 16 if dtype == np.uint16 else 0)
+        bt._SERIES_CACHE[:] = [None, None]
+        se = bt.standard_errors(r, method="series")
+        names, m, info = bt.los(r, top=20, method="series", details=True)
+        assert bt._SERIES_CACHE[1].nbr.dtype == dtype
+        got[dtype] = (se.rating.tobytes(), m.tobytes(), info["bound"])
+    assert got[np.uint16] == got[np.int32]
+
+
 def test_validation():
     r = fit(_games(9, 10, 300))
     with pytest.raises(fastrate.errors.ConfigError):

@@ -53,6 +53,11 @@ MIN_ENTRIES_PER_THREAD = 200_000
 #: shared cache; 512 was 10% slower, 1024 50% on the bench), at most MAX_TILES blocks
 #: (so the block-start table stays n x 129)
 TILE, MAX_TILES = 640, 128
+#: graphs of up to this many players store their neighbours as uint16 (else int32)
+NARROW_NEIGHBOURS_MAX = 1 << 16
+#: columns of the two-hop rows per tile of their Gram matrix (256 x 100 players' rows:
+#: 200 KB, in the core's own cache)
+GRAM_TILE = 256
 
 
 @kernel
@@ -129,12 +134,21 @@ def _csr_merge(r0, r1, out, pb, mxx, s, tstart, dstart, tnbr, twt, offsets, nbr,
     return out
 
 
+def neighbour_dtype(n: int) -> type:
+    """The neighbour numbers' type for ``n`` players: ``uint16`` up to
+    NARROW_NEIGHBOURS_MAX players, else ``int32``. Each pass over the graph reads a
+    neighbour and a weight per entry: 2 + 8 bytes instead of 4 + 8 (the Lanczos and CG
+    passes are bandwidth bound; 5% off a cold LOS of 10,000 players). The kernels give
+    the same bits with either type."""
+    return np.uint16 if n <= NARROW_NEIGHBOURS_MAX else np.int32
+
+
 def _symmetric_csr(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, s: np.ndarray,
                    workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The normalised symmetric graph ``A_ij = W_ij / (s_i s_j)`` of the pairs with
     ``mxx > 0`` (``W_ij``: the summed ``mxx`` of the pairs of ``i`` and ``j`` in either
     order; the pairs in ``(pw, pb)`` order, see :func:`_pairs_sorted`): ``(offsets,
-    nbr, a)``, ``nbr`` sorted and unique per row (int32). Counts and the transposed
+    nbr, a)``, ``nbr`` sorted and unique per row (:func:`neighbour_dtype`). Counts and the transposed
     scatter split the pairs over ``workers`` threads (each thread's share of a row
     after the earlier threads': pair order), the merge splits the rows (the later
     rows written after the most the earlier ones can take, moved down if repeated
@@ -152,14 +166,14 @@ def _symmetric_csr(n: int, pw: np.ndarray, pb: np.ndarray, mxx: np.ndarray, s: n
     np.cumsum(dcount.sum(axis=0), out=dstart[1:])
     cursors = tstart[:-1] + np.cumsum(tcount, axis=0) - tcount  # thread t after 0..t-1
     half = int(tstart[-1])
-    tnbr = np.empty(half, dtype=np.int32)
+    tnbr = np.empty(half, dtype=neighbour_dtype(n))
     twt = np.empty(half)
     run_each([partial(_csr_transpose, pw, pb, mxx, cuts[t], cuts[t + 1], cursors[t], tnbr,
                       twt) for t in range(w)])
     ub = tstart + dstart  # the most entries rows 0 .. r-1 can have
     cap = int(ub[-1])
     offsets = np.zeros(n + 1, dtype=np.int64)
-    nbr = np.empty(cap, dtype=np.int32)  # int32: the products and two-hop passes read less
+    nbr = np.empty(cap, dtype=neighbour_dtype(n))
     a = np.empty(cap)
     rows = [0] + [int(np.searchsorted(ub, cap * t // w)) for t in range(1, w)] + [n]
     ends = np.zeros(w, dtype=np.int64)
@@ -325,7 +339,12 @@ def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
     ``A_ij``, ``z_i[j]``, ``A_i. z_j`` (row ``i`` of ``A`` against ``z_j``), ``z_i . z_j``
     (``p4``: row ``r`` fills ``p4[r, c]`` and ``p4[c, r]`` for ``c >= r``, so rows split
     over threads write disjoint slots; a fixed order, and no multithreaded BLAS, which
-    spins badly on a busy machine)."""
+    spins badly on a busy machine).
+
+    ``z_i . z_j`` goes through ``z`` in tiles of GRAM_TILE columns, transposed into a
+    small buffer that stays in cache: each row ``r`` adds its products to ``p4[r, c]``
+    for all ``c >= r`` at once (a loop over ``c`` that vectorises, no reduction), so
+    every sum still runs over ``l`` in order from 0: the bits of a plain dot product."""
     k = ids.shape[0]
     n = z.shape[1]
     for r in range(r0, r1):
@@ -337,26 +356,24 @@ def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
             p1[r, c] = _entry(offsets, nbr, a, i, ids[c])
             p2[r, c] = z[r, ids[c]]
             p3[r, c] = t3
-        c = r
-        while c < k:  # four columns at a time: each pass over z[r] serves four
-            t0 = 0.0
-            t1 = 0.0
-            t2 = 0.0
-            t3 = 0.0
-            c1 = min(c + 1, k - 1)
-            c2 = min(c + 2, k - 1)
-            c3 = min(c + 3, k - 1)
-            for ll in range(n):
-                zr = z[r, ll]
-                t0 += zr * z[c, ll]
-                t1 += zr * z[c1, ll]
-                t2 += zr * z[c2, ll]
-                t3 += zr * z[c3, ll]
-            p4[r, c] = p4[c, r] = t0
-            p4[r, c1] = p4[c1, r] = t1
-            p4[r, c2] = p4[c2, r] = t2
-            p4[r, c3] = p4[c3, r] = t3
-            c += 4
+        for c in range(r, k):
+            p4[r, c] = 0.0
+    buf = np.empty((GRAM_TILE, k))
+    for l0 in range(0, n, GRAM_TILE):
+        width = min(GRAM_TILE, n - l0)
+        for c in range(r0, k):
+            for t in range(width):
+                buf[t, c] = z[c, l0 + t]
+        for r in range(r0, r1):
+            row = p4[r]
+            for t in range(width):
+                zr = buf[t, r]
+                col = buf[t]
+                for c in range(np.uint64(r), np.uint64(k)):  # unsigned: no wraparound
+                    row[c] += zr * col[c]  # test, so the loop vectorises
+    for r in range(r0, r1):
+        for c in range(r + 1, k):
+            p4[c, r] = p4[r, c]
 
 
 def _workers(workers: int | None) -> int:

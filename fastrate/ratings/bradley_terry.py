@@ -581,6 +581,33 @@ def _superiority(r, var, out):
 
 
 @kernel
+def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
+    """``cols[:, c] = H e_(n + c)``: the columns of the fitted parameters (the advantage
+    at ``ia``, the draw parameter at ``idr``; ``n = size - k``) in one pass over the
+    pairs, each column summed exactly as :func:`_hessian_vector` sums ``H e``."""
+    size, k = cols.shape
+    n = size - k
+    for r in range(size):
+        for c in range(k):
+            cols[r, c] = prec[r] * (1.0 if r == n + c else 0.0)
+    for p in range(pw.shape[0]):
+        i = pw[p]
+        j = pb[p]
+        for c in range(k):
+            dx = 0.0  # e's players' entries are 0
+            if ia >= 0:
+                dx += ph[p] * (1.0 if ia == n + c else 0.0)
+            dd = (1.0 if idr == n + c else 0.0) if idr >= 0 else 0.0
+            ox = mxx[p] * dx + mxd[p] * dd
+            cols[i, c] += ox
+            cols[j, c] -= ox
+            if ia >= 0:
+                cols[ia, c] += ph[p] * ox
+            if idr >= 0:
+                cols[idr, c] += mxd[p] * dx + mdd[p] * dd
+
+
+@kernel
 def _hessian_block(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, k, vec, out):
     """``out = H vec`` for ``k`` vectors: ``vec`` and ``out`` are ``(k, size)`` row-major,
     flattened (one vector after the other, each pass over the pairs touching one vector,
@@ -1405,16 +1432,10 @@ def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -
     st = U.structure(n, p.white, p.black, cur[2], cur[1][:n], prob.project)
     if st is None:
         return None
-    k = prob.size - n
-    cols = np.empty((prob.size, k))
-    if k:
-        args = (*prob.hargs, cur[2], cur[3], cur[4], prob.ia, prob.idr, prob.prec)
-        e, out = np.zeros(prob.size), np.empty(prob.size)
-        for c in range(k):
-            e[:] = 0.0
-            e[n + c] = 1.0
-            _hessian_vector(*args, e, out)
-            cols[:, c] = out
+    cols = np.empty((prob.size, prob.size - n))
+    if cols.shape[1]:
+        _parameter_columns(*prob.hargs, cur[2], cur[3], cur[4], prob.ia, prob.idr, prob.prec,
+                           cols)
     if not U.settle(st, np.ascontiguousarray(cols[:n]), cols[n:], w):
         return None
     return st
