@@ -1277,26 +1277,34 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
 @kernel
 def _pack_state(mu, sigma, mu0, sigma0, st):
     """``st = [mu_0, sigma_0^2, mu_1, ...]`` from the arrays ``mu``, ``sigma`` (or, when
-    they are empty, every player at ``mu0``, ``sigma0``)."""
-    n = st.shape[0] // 2
+    they are empty, every player at ``mu0``, ``sigma0``). (Unsigned player numbers: no
+    negative-index fix-up, so the loops vectorise.)"""
+    n = np.uint64(st.shape[0] // 2)
+    two = np.uint64(2)
+    one = np.uint64(1)
     if mu.shape[0] == 0:
         v0 = sigma0 * sigma0
         for p in range(n):
-            st[2 * p] = mu0
-            st[2 * p + 1] = v0
+            st[two * p] = mu0
+            st[two * p + one] = v0
     else:
         for p in range(n):
-            st[2 * p] = mu[p]
-            st[2 * p + 1] = sigma[p] * sigma[p]
+            st[two * p] = mu[p]
+            st[two * p + one] = sigma[p] * sigma[p]
 
 
 @kernel
-def _unpack_state(st, k, mu, sigma, rating):
-    """``mu``, ``sigma`` and the conservative ``rating = mu - k sigma`` from ``st``."""
-    for p in range(mu.shape[0]):
-        m = st[2 * p]
-        s = math.sqrt(st[2 * p + 1])
+def _unpack_state(st, k, mu, sigma, rating, var):
+    """``mu``, ``var = sigma^2``, ``sigma`` and the conservative ``rating = mu - k sigma``
+    from ``st`` (one pass; unsigned player numbers, so the square roots vectorise)."""
+    two = np.uint64(2)
+    one = np.uint64(1)
+    for p in range(np.uint64(mu.shape[0])):
+        m = st[two * p]
+        v = st[two * p + one]
+        s = math.sqrt(v)
         mu[p] = m
+        var[p] = v
         sigma[p] = s
         rating[p] = m - k * s
 
@@ -1522,13 +1530,11 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
         s = np.ascontiguousarray(matches.score, np.float64) if has_score else empty
         _weng_lin_kernel(mto, matches.team_player_offsets, matches.player, matches.rank, w, s,
                          st, pred, pair, games_played, prm)
-    mu = np.empty(n)
-    sigma = np.empty(n)
-    rating = np.empty(n)
-    _unpack_state(st, float(config.conservative_k), mu, sigma, rating)
+    mu, sigma, rating, var = np.empty((4, n))
+    _unpack_state(st, float(config.conservative_k), mu, sigma, rating, var)
     return Ratings("weng_lin", matches.players, rating, games_played,
                    pred if predictions else None, config,
                    state={"rating": rating, "mu": mu, "sigma": sigma,
                           "games_played": games_played},
                    pair_predictions=pair if predictions else None,
-                   exact={"var": st[1::2].copy()})
+                   exact={"var": var})
