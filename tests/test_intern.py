@@ -249,6 +249,28 @@ def test_integer_extremes(data, n, k):
               for _ in range(k)]
     check([np.array(v, dtype=np.int64) for v in values], values, np.int64)
 
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=9000)
+       | st.lists(st.integers(-50, 50), max_size=9000),
+       wide=st.integers(0, 2**64 - 1) | st.integers(0, 200))
+def test_value_range_stops_once_too_wide(values, wide):
+    """The exact range, or (stopped early) a range of values that occur, already at
+    least ``wide`` apart: the direct table's decision is the same either way."""
+    from fastrate.data import _intern
+
+    x = np.array(values, dtype=np.int64)
+    out = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64)
+    _intern.value_range(x, out, np.uint64(wide))
+    if not values:
+        assert out.tolist() == [np.iinfo(np.int64).max, np.iinfo(np.int64).min]
+        return
+    lo, hi = int(out[0]), int(out[1])
+    if max(values) - min(values) < wide:
+        assert (lo, hi) == (min(values), max(values))
+    else:
+        assert lo in values and hi in values and hi - lo >= wide
+        assert (min(values), max(values)) == (lo, hi) or len(values) > 4096
+
 
 def test_plain_strings_skip_arrow_hash(monkeypatch):
     """Plain string columns are numbered by the kernel straight from the Arrow buffers,

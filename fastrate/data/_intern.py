@@ -175,18 +175,31 @@ def _bytes_hash(data, start, end):
     return np.int64(h >> _ONE)
 
 
+#: values per block of :func:`value_range` between its checks of the span
+_RANGE_BLOCK = 4096
+
+
 @kernel
-def value_range(x, out):
+def value_range(x, out, wide):
     """Running minimum and maximum of the int64 values of ``x`` into ``out[0]``,
-    ``out[1]`` (left as they are for an empty ``x``)."""
+    ``out[1]`` (left as they are for an empty ``x``), stopping early once they are at
+    least ``wide`` apart (the caller then only needs to know that: random 64-bit ids
+    stop after the first block instead of reading the whole column)."""
     lo = out[0]
     hi = out[1]
-    for i in range(x.shape[0]):
-        v = np.int64(x[i])
-        if v < lo:
-            lo = v
-        if v > hi:
-            hi = v
+    n = x.shape[0]
+    b = 0
+    while b < n:
+        e = min(b + _RANGE_BLOCK, n)
+        for i in range(b, e):
+            v = np.int64(x[i])
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        b = e
+        if np.uint64(hi) - np.uint64(lo) >= np.uint64(wide):  # (two's complement: exact)
+            break
     out[0] = lo
     out[1] = hi
 

@@ -301,7 +301,7 @@ class _IntEncoder:
 
     def __init__(self, lo: int, hi: int, n: int, hashed: bool = False):
         span = hi - lo + 1 if n else 0
-        self.direct = not hashed and span <= DIRECT_PER_ID * n + DIRECT_FREE
+        self.direct = not hashed and span <= _direct_limit(n)
         self.lo = lo
         self.count = np.zeros(1, dtype=np.int64)
         self.status = np.zeros(1 + BLOCK, dtype=np.int64)
@@ -737,10 +737,20 @@ def _grown(x: np.ndarray, n: int, size: int) -> np.ndarray:
 
 
 def _int_encoder(chunks: list[tuple], n: int) -> _IntEncoder:
+    """A direct table when the values' span allows it (see DIRECT_PER_ID), else a hash:
+    the range is read only until it is too wide for the table."""
     lohi = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64)
+    wide = _direct_limit(n)  # span - 1 >= this: hashed
     for chunk in chunks:
-        _intern.value_range(chunk[-1], lohi)
+        _intern.value_range(chunk[-1], lohi, np.uint64(wide))
+        if n and int(lohi[1]) - int(lohi[0]) >= wide:
+            break
     return _IntEncoder(int(lohi[0]), int(lohi[1]), n)
+
+
+def _direct_limit(n: int) -> int:
+    """The largest span of ``n`` values that a direct table takes."""
+    return int(DIRECT_PER_ID * n + DIRECT_FREE)
 
 
 def _encode_column(col: _Column, out: np.ndarray):
