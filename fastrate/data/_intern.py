@@ -182,8 +182,8 @@ _RANGE_BLOCK = 4096
 @kernel
 def value_range(x, out, wide):
     """Running minimum and maximum of the int64 values of ``x`` into ``out[0]``,
-    ``out[1]`` (left as they are for an empty ``x``), stopping early once they are at
-    least ``wide`` apart (the caller then only needs to know that: random 64-bit ids
+    ``out[1]`` (left as they are for an empty ``x``), stopping early once they are
+    surely at least ``wide`` apart (the caller then only needs to know that: random 64-bit ids
     stop after the first block instead of reading the whole column)."""
     lo = out[0]
     hi = out[1]
@@ -198,7 +198,9 @@ def value_range(x, out, wide):
             if v > hi:
                 hi = v
         b = e
-        if np.uint64(hi) - np.uint64(lo) >= np.uint64(wide):  # (two's complement: exact)
+        # in floating point, so that nothing overflows, with room for its rounding
+        # (under 2^12 at these magnitudes): a stop is certain, a late stop harmless
+        if float(hi) - float(lo) >= float(wide) + 8192.0:
             break
     out[0] = lo
     out[1] = hi
