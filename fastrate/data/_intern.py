@@ -993,19 +993,22 @@ def str_partition_counts(pre_off, pre_data, offsets, datas, base, hmask, shift, 
     """Each name's partition (its hash's top bits, ``hash >> shift``) to ``part`` (the
     known names first when ``pre_off`` has any, at ``part[0:]``; the columns' rows by
     row from ``part[base]``), and ``counts[p]`` += the names of partition ``p``."""
+    sub = _sub_counts(counts.shape[0])
     for j in range(pre_off.shape[0] - 1):
         _, _, h = _name_key(pre_data, np.int64(pre_off[j]), np.int64(pre_off[j + 1]), hmask)
         p = h >> shift
         part[j] = p
-        counts[p] += 1
+        sub[j & _SUB_MASK, p] += 1
     k = len(offsets)
     for i in range(offsets[0].shape[0] - 1):
         for c in range(k):
             _, _, h = _name_key(datas[c], np.int64(offsets[c][i]), np.int64(offsets[c][i + 1]),
                                 hmask)
             p = h >> shift
-            part[base + i * k + c] = p
-            counts[p] += 1
+            q = base + i * k + c
+            part[q] = p
+            sub[q & _SUB_MASK, p] += 1
+    _fold_counts(sub, counts)
 
 
 @kernel
