@@ -365,8 +365,10 @@ def _log_sigmoid(z):
 
 @inline_kernel
 def _pair_x(theta, pw, pb, ph, p, ia, adv):
+    """The pair's ``x = θ_w - θ_b + h a`` (unsigned indices: no negative-index fix-up)."""
     a = theta[ia] if ia >= 0 else adv
-    return theta[pw[p]] - theta[pb[p]] + ph[p] * a
+    q = np.uint64(p)
+    return theta[np.uint64(pw[q])] - theta[np.uint64(pb[q])] + ph[q] * a
 
 
 @inline_kernel
@@ -392,7 +394,7 @@ def _log_likelihood(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model)
     0."""
     de = theta[idr] if idr >= 0 else drawelo
     total = 0.0
-    for p in range(pw.shape[0]):
+    for p in range(np.uint64(pw.shape[0])):  # (unsigned: no index fix-up)
         x = _pair_x(theta, pw, pb, ph, p, ia, adv)
         if model == 1:
             u = C * (x - de)
@@ -435,7 +437,7 @@ def _pair_terms(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
     de = theta[idr] if idr >= 0 else drawelo
     c2 = C * C
     possible = True
-    for p in range(p0, p1):
+    for p in range(np.uint64(p0), np.uint64(p1)):  # (unsigned: no index fix-up)
         x = _pair_x(theta, pw, pb, ph, p, ia, adv)
         gd = 0.0
         if model == 1:
@@ -507,10 +509,10 @@ def _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag):
     for k in range(grad.shape[0]):
         grad[k] = 0.0
         diag[k] = 0.0
-    for p in range(pw.shape[0]):
+    for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
         gx = gxs[p]
-        i = pw[p]
-        j = pb[p]
+        i = np.uint64(pw[p])
+        j = np.uint64(pb[p])
         grad[i] += gx
         grad[j] -= gx
         diag[i] += mxx[p]
@@ -547,9 +549,9 @@ def _hessian_vector(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, vec, out):
     plus the diagonal prior precision ``prec``."""
     for k in range(out.shape[0]):
         out[k] = prec[k] * vec[k]
-    for p in range(pw.shape[0]):
-        i = pw[p]
-        j = pb[p]
+    for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
+        i = np.uint64(pw[p])
+        j = np.uint64(pb[p])
         dx = vec[i] - vec[j]
         if ia >= 0:
             dx += ph[p] * vec[ia]
@@ -590,9 +592,9 @@ def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
     for r in range(size):
         for c in range(k):
             cols[r, c] = prec[r] * (1.0 if r == n + c else 0.0)
-    for p in range(pw.shape[0]):
-        i = pw[p]
-        j = pb[p]
+    for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
+        i = np.uint64(pw[p])
+        j = np.uint64(pb[p])
         for c in range(k):
             dx = 0.0  # e's players' entries are 0
             if ia >= 0:
@@ -617,9 +619,9 @@ def _hessian_block(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, k, vec, out):
         o = c * size
         for r in range(size):
             out[o + r] = prec[r] * vec[o + r]
-        for p in range(pw.shape[0]):
-            i = o + pw[p]
-            j = o + pb[p]
+        for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
+            i = np.uint64(o + pw[p])
+            j = np.uint64(o + pb[p])
             dx = vec[i] - vec[j]
             if ia >= 0:
                 dx += ph[p] * vec[o + ia]
