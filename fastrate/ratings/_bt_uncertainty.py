@@ -74,22 +74,22 @@ def _csr_counts(pw, pb, mxx, p0, p1, tcount, dcount):
     """For the pairs ``p0 <= p < p1``: ``tcount[r]`` += the pairs with ``pb = r`` and
     ``mxx > 0`` (row ``r``'s transposed entries), ``dcount[r]`` += those with ``pw = r``
     (its own pairs, a slice: the pairs are in ``(pw, pb)`` order)."""
-    for p in range(p0, p1):
+    for p in range(np.uint64(p0), np.uint64(p1)):  # (unsigned: no index fix-up)
         if mxx[p] > 0.0:
-            tcount[pb[p]] += 1
-        dcount[pw[p]] += 1
+            tcount[np.uint64(pb[p])] += 1
+        dcount[np.uint64(pw[p])] += 1
 
 
 @kernel
 def _csr_transpose(pw, pb, mxx, p0, p1, cursor, tnbr, twt):
     """The transposed entries of the pairs ``p0 <= p < p1`` with ``mxx > 0``, scattered
     by row in pair order: ``cursor[r]`` is the next slot of row ``r`` (advanced)."""
-    for p in range(p0, p1):
+    for p in range(np.uint64(p0), np.uint64(p1)):  # (unsigned: no index fix-up)
         if mxx[p] > 0.0:
-            r = pb[p]
+            r = np.uint64(pb[p])
             k = cursor[r]
-            tnbr[k] = pw[p]
-            twt[k] = mxx[p]
+            tnbr[np.uint64(k)] = pw[p]
+            twt[np.uint64(k)] = mxx[p]
             cursor[r] = k + 1
 
 
@@ -319,11 +319,12 @@ def _columns(offsets, nbr, a, ids, z, r0, r1):
     ``sum_j A_ij A_j.`` over row ``i``'s neighbours ``j`` in order."""
     for r in range(r0, r1):
         i = ids[r]
-        for e in range(offsets[i], offsets[i + 1]):
-            w = a[e]
-            j = nbr[e]
-            for f in range(offsets[j], offsets[j + 1]):
-                z[r, nbr[f]] += w * a[f]
+        zr = z[r]
+        for e in range(np.uint64(offsets[i]), np.uint64(offsets[i + 1])):  # (unsigned:
+            w = a[e]  # no negative-index fix-up)
+            j = np.uint64(nbr[e])
+            for f in range(np.uint64(offsets[j]), np.uint64(offsets[j + 1])):
+                zr[np.uint64(nbr[f])] += w * a[f]
 
 
 @kernel
@@ -358,8 +359,9 @@ def _gram(offsets, nbr, a, ids, z, p1, p2, p3, p4, r0, r1):
         i = ids[r]
         for c in range(k):
             t3 = 0.0
-            for e in range(offsets[i], offsets[i + 1]):
-                t3 += a[e] * z[c, nbr[e]]
+            zc = z[c]
+            for e in range(np.uint64(offsets[i]), np.uint64(offsets[i + 1])):
+                t3 += a[e] * zc[np.uint64(nbr[e])]  # (unsigned: no index fix-up)
             p1[r, c] = _entry(offsets, nbr, a, i, ids[c])
             p2[r, c] = z[r, ids[c]]
             p3[r, c] = t3
