@@ -509,6 +509,13 @@ def _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag):
     for k in range(grad.shape[0]):
         grad[k] = 0.0
         diag[k] = 0.0
+    # the advantage's and the draw parameter's sums in registers (their slots follow
+    # the players', so no pair's player shares them): the same additions in the same
+    # order, without a round trip through memory per pair
+    ga = 0.0
+    da = 0.0
+    gd = 0.0
+    dd = 0.0
     for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
         gx = gxs[p]
         i = np.uint64(pw[p])
@@ -518,11 +525,17 @@ def _sum_pair_terms(pw, pb, ph, gxs, gds, mxx, mdd, ia, idr, grad, diag):
         diag[i] += mxx[p]
         diag[j] += mxx[p]
         if ia >= 0:
-            grad[ia] += ph[p] * gx
-            diag[ia] += ph[p] * mxx[p]
+            ga += ph[p] * gx
+            da += ph[p] * mxx[p]
         if idr >= 0:
-            grad[idr] += gds[p]
-            diag[idr] += mdd[p]
+            gd += gds[p]
+            dd += mdd[p]
+    if ia >= 0:
+        grad[ia] = ga
+        diag[ia] = da
+    if idr >= 0:
+        grad[idr] = gd
+        diag[idr] = dd
 
 
 def _gradient_curvature(pw, pb, ph, nw, nd, nl, theta, ia, adv, idr, drawelo, model,
@@ -549,20 +562,29 @@ def _hessian_vector(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, vec, out):
     plus the diagonal prior precision ``prec``."""
     for k in range(out.shape[0]):
         out[k] = prec[k] * vec[k]
+    # the parameters' entries (after the players': no pair's player shares them) and
+    # their sums in registers, added in the same order as through memory
+    va = vec[ia] if ia >= 0 else 0.0
+    dd = vec[idr] if idr >= 0 else 0.0
+    oa = out[ia] if ia >= 0 else 0.0
+    od = out[idr] if idr >= 0 else 0.0
     for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
         i = np.uint64(pw[p])
         j = np.uint64(pb[p])
         dx = vec[i] - vec[j]
         if ia >= 0:
-            dx += ph[p] * vec[ia]
-        dd = vec[idr] if idr >= 0 else 0.0
+            dx += ph[p] * va
         ox = mxx[p] * dx + mxd[p] * dd
         out[i] += ox
         out[j] -= ox
         if ia >= 0:
-            out[ia] += ph[p] * ox
+            oa += ph[p] * ox
         if idr >= 0:
-            out[idr] += mxd[p] * dx + mdd[p] * dd
+            od += mxd[p] * dx + mdd[p] * dd
+    if ia >= 0:
+        out[ia] = oa
+    if idr >= 0:
+        out[idr] = od
 
 
 @kernel
@@ -585,28 +607,56 @@ def _superiority(r, var, out):
 @kernel
 def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
     """``cols[:, c] = H e_(n + c)``: the columns of the fitted parameters (the advantage
-    at ``ia``, the draw parameter at ``idr``; ``n = size - k``) in one pass over the
-    pairs, each column summed exactly as :func:`_hessian_vector` sums ``H e``."""
+    at ``ia``, the draw parameter at ``idr``; ``n = size - k``, ``k <= 2``) in one pass
+    over the pairs, each column summed exactly as :func:`_hessian_vector` sums ``H e``
+    (the parameters' own entries in registers)."""
     size, k = cols.shape
     n = size - k
     for r in range(size):
         for c in range(k):
             cols[r, c] = prec[r] * (1.0 if r == n + c else 0.0)
+    # e's advantage and draw entries per column (e's players' entries are 0)
+    a0 = 1.0 if ia == n else 0.0
+    a1 = 1.0 if ia == n + 1 else 0.0
+    d0 = (1.0 if idr == n else 0.0) if idr >= 0 else 0.0
+    d1 = (1.0 if idr == n + 1 else 0.0) if idr >= 0 else 0.0
+    oa0 = cols[ia, 0] if ia >= 0 else 0.0
+    od0 = cols[idr, 0] if idr >= 0 else 0.0
+    oa1 = cols[ia, k - 1] if ia >= 0 else 0.0
+    od1 = cols[idr, k - 1] if idr >= 0 else 0.0
     for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
         i = np.uint64(pw[p])
         j = np.uint64(pb[p])
-        for c in range(k):
-            dx = 0.0  # e's players' entries are 0
+        dx = 0.0
+        if ia >= 0:
+            dx += ph[p] * a0
+        ox = mxx[p] * dx + mxd[p] * d0
+        cols[i, 0] += ox
+        cols[j, 0] -= ox
+        if ia >= 0:
+            oa0 += ph[p] * ox
+        if idr >= 0:
+            od0 += mxd[p] * dx + mdd[p] * d0
+        if k > 1:
+            dx = 0.0
             if ia >= 0:
-                dx += ph[p] * (1.0 if ia == n + c else 0.0)
-            dd = (1.0 if idr == n + c else 0.0) if idr >= 0 else 0.0
-            ox = mxx[p] * dx + mxd[p] * dd
-            cols[i, c] += ox
-            cols[j, c] -= ox
+                dx += ph[p] * a1
+            ox = mxx[p] * dx + mxd[p] * d1
+            cols[i, 1] += ox
+            cols[j, 1] -= ox
             if ia >= 0:
-                cols[ia, c] += ph[p] * ox
+                oa1 += ph[p] * ox
             if idr >= 0:
-                cols[idr, c] += mxd[p] * dx + mdd[p] * dd
+                od1 += mxd[p] * dx + mdd[p] * d1
+    if ia >= 0:
+        cols[ia, 0] = oa0
+    if idr >= 0:
+        cols[idr, 0] = od0
+    if k > 1:
+        if ia >= 0:
+            cols[ia, 1] = oa1
+        if idr >= 0:
+            cols[idr, 1] = od1
 
 
 @kernel
