@@ -438,14 +438,23 @@ class Structure:
             self._rows(_apply, np.ascontiguousarray(v), out)
             return out
         n, k = v.shape
+        if k <= 4:  # one pass (the Lanczos vector and the solve's directions)
+            return self._four(v)[:, :k]
         out = np.empty((n, k))
         for c in range(0, k, 4):  # four columns per pass over the graph
-            x = np.zeros((n, 4))
-            x[:, :min(4, k - c)] = v[:, c:c + 4]
-            o = np.empty((n, 4))
-            self._rows(_apply_four, x.reshape(-1), o.reshape(-1))
-            out[:, c:c + 4] = o[:, :min(4, k - c)]
+            out[:, c:c + 4] = self._four(v[:, c:c + 4])[:, :min(4, k - c)]
         return out
+
+    def _four(self, v: np.ndarray) -> np.ndarray:
+        """``A v`` for up to four columns (``n x 4``; the columns past ``v``'s are
+        products of zeros)."""
+        n, k = v.shape
+        x = np.empty((n, 4))
+        x[:, :k] = v
+        x[:, k:] = 0.0
+        o = np.empty((n, 4))
+        self._rows(_apply_four, x.reshape(-1), o.reshape(-1))
+        return o
 
     def apply(self, v: np.ndarray) -> np.ndarray:
         """``(I - Ã) v``."""
