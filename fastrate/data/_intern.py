@@ -669,6 +669,7 @@ def records_to_strings(records, n, offsets, data):
 #: same for the scatter's writes was 2x slower)
 _AHEAD = 64
 _S30 = np.uint64(30)
+_TWO = np.uint64(2)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S6 = np.uint64(6)
@@ -813,23 +814,23 @@ def partition_intern(hashes, pos, starts, p0, p1, table, dhash, first, dbase, co
         mask = np.uint64(slots - 1)
         table[:2 * slots] = 0
         d = 0
-        for q in range(a, b):
+        for q in range(np.uint64(a), np.uint64(b)):  # (unsigned indices: no fix-up)
             h = hashes[q]
-            s = np.int64(np.uint64(h) & mask)
+            s = (np.uint64(h) & mask) << _ONE  # the slot's first word
             while True:
-                g = table[2 * s + 1]
+                g = table[s + _ONE]
                 if g == 0:
-                    table[2 * s] = h
-                    table[2 * s + 1] = d + 1
-                    dhash[n + d] = h
-                    first[n + d] = pos[q]
+                    table[s] = h
+                    table[s + _ONE] = d + 1
+                    dhash[np.uint64(n + d)] = h
+                    first[np.uint64(n + d)] = pos[q]
                     g = d
                     d += 1
                     break
-                if table[2 * s] == h:
+                if table[s] == h:
                     g -= 1
                     break
-                s = np.int64((np.uint64(s) + _ONE) & mask)
+                s = ((s + _TWO) & (mask << _ONE))
             pos[q] = g
             if 2 * d > slots:  # half full: twice the slots, the hashes again
                 slots *= 2
@@ -872,8 +873,8 @@ def partition_localize(codes, starts, p0, p1, dbase, gid):
     ran 4x slower)."""
     for p in range(p0, p1):
         base = dbase[p]
-        for q in range(starts[p], starts[p + 1]):
-            codes[q] = gid[base + codes[q]]
+        for q in range(np.uint64(starts[p]), np.uint64(starts[p + 1])):  # (unsigned:
+            codes[q] = gid[np.uint64(base + codes[q])]  # no negative-index fix-up)
 
 
 @kernel
@@ -884,13 +885,13 @@ def partition_gather(pre, cols, shift, cursor, codes, outs):
     for j in range(pre.shape[0]):
         cursor[_mix(np.uint64(pre[j])) >> shift] += 1
     k = len(cols)
-    for i in range(cols[0].shape[0]):
+    for i in range(np.uint64(cols[0].shape[0])):  # (unsigned: no index fix-up)
         for c in range(k):
             p = _mix(np.uint64(np.int64(cols[c][i]))) >> shift
             q = cursor[p]
             cursor[p] = q + 1
             prefetch_row(codes, q + _AHEAD)
-            outs[c][i] = codes[q]
+            outs[c][i] = codes[np.uint64(q)]
 
 
 @kernel
