@@ -670,6 +670,7 @@ def records_to_strings(records, n, offsets, data):
 _AHEAD = 64
 _S30 = np.uint64(30)
 _TWO = np.uint64(2)
+_FOUR = np.uint64(4)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S6 = np.uint64(6)
@@ -1032,11 +1033,12 @@ def str_partition_scatter(pre_off, pre_data, offsets, datas, base, hmask, part, 
             k0, k1, _ = _name_key(datas[c], np.int64(offsets[c][i]),
                                   np.int64(offsets[c][i + 1]), hmask)
             e = base + i * k + c
-            p = part[e]
+            p = part[np.uint64(e)]
             q = cursor[p]
-            recs[2 * q] = k0
-            recs[2 * q + 1] = k1
-            pos[q] = e
+            w = _TWO * np.uint64(q)  # (unsigned: no negative-index fix-up)
+            recs[w] = k0
+            recs[w + _ONE] = k1
+            pos[np.uint64(q)] = e
             cursor[p] = q + 1
 
 
@@ -1064,28 +1066,29 @@ def str_partition_intern(recs, pos, starts, p0, p1, table, dk0, dk1, first, dbas
         mask = np.uint64(slots - 1)
         table[:4 * slots] = 0
         d = 0
-        for q in range(a, b):
-            k0 = recs[2 * q]
-            k1 = recs[2 * q + 1]
-            s = np.int64(_slot_hash(k0, k1) & mask)
+        wmask = mask << _TWO  # word offsets of the slots (unsigned: no index fix-up)
+        for q in range(np.uint64(a), np.uint64(b)):
+            k0 = recs[_TWO * q]
+            k1 = recs[_TWO * q + _ONE]
+            s = (_slot_hash(k0, k1) & mask) << _TWO
             while True:
-                g = np.int64(table[4 * s + 2])
+                g = np.int64(table[s + _TWO])
                 if g == 0:
-                    table[4 * s] = k0
-                    table[4 * s + 1] = k1
-                    table[4 * s + 2] = np.uint64(d + 1)
-                    dk0[n + d] = k0
-                    dk1[n + d] = k1
-                    first[n + d] = pos[q]
+                    table[s] = k0
+                    table[s + _ONE] = k1
+                    table[s + _TWO] = np.uint64(d + 1)
+                    dk0[np.uint64(n + d)] = k0
+                    dk1[np.uint64(n + d)] = k1
+                    first[np.uint64(n + d)] = pos[q]
                     g = d
                     d += 1
                     break
-                if table[4 * s] == k0 and table[4 * s + 1] == k1:
+                if table[s] == k0 and table[s + _ONE] == k1:
                     if k1 < _LONG_TAG or _same_names(pre_off, pre_data, offsets, datas, n0,
                                                      k, np.int64(pos[q]), first[n + g - 1]):
                         g -= 1
                         break
-                s = np.int64((np.uint64(s) + _ONE) & mask)
+                s = (s + _FOUR) & wmask
             pos[q] = g
             if 2 * d > slots:  # half full: twice the slots, the keys again
                 slots *= 2
@@ -1113,11 +1116,11 @@ def partition_gather_parts(part, pre, base, k, cursor, codes, outs):
         cursor[part[j]] += 1
     for i in range(outs[0].shape[0]):
         for c in range(k):
-            p = part[base + i * k + c]
+            p = part[np.uint64(base + i * k + c)]  # (unsigned: no index fix-up)
             q = cursor[p]
             cursor[p] = q + 1
             prefetch_row(codes, q + _AHEAD)
-            outs[c][i] = codes[q]
+            outs[c][i] = codes[np.uint64(q)]
 
 
 @kernel
