@@ -534,14 +534,16 @@ class _StrRowsEncoder:
         hmask = np.uint64(LONG_HASH_MASK)
         part = _scratch(bufs, "part", plan.total, np.uint8 if plan.bits <= 8 else np.uint16)
         recs = _scratch(bufs, "recs", 2 * plan.total, np.uint64)
+        keys = _scratch(bufs, "keys", 2 * plan.total, np.uint64)  # in row order
         base = [n0 + plan.cuts[t] * k for t in range(plan.threads)]
         k0, k1, first, gid = _radix_ids(
             plan, 4, [np.uint64, np.uint64],
             count=lambda t, counts: _intern.str_partition_counts(
-                pres[t], pre_data, rows[t], datas, base[t], hmask, shift, part, counts),
+                pres[t], pre_data, rows[t], datas, base[t], hmask, shift, part, keys,
+                counts),
             scatter=lambda t, cursor, codes: _intern.str_partition_scatter(
-                pres[t], pre_data, rows[t], datas, base[t], hmask, part, cursor, recs,
-                codes),
+                keys, n0 if t == 0 else 0, base[t], (plan.cuts[t + 1] - plan.cuts[t]) * k,
+                part, cursor, recs, codes),
             number=lambda codes, starts, p0, p1, table, dist, dbase, count, status:
                 _intern.str_partition_intern(recs, codes, starts, p0, p1, table, *dist,
                                              dbase, count, status, pre_off, pre_data,
@@ -551,7 +553,7 @@ class _StrRowsEncoder:
                 tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)),
             codes=_scratch(bufs, "codes", plan.total,
                            np.int64 if plan.total >= 2**31 else np.int32))
-        del recs, k0, k1, part
+        del recs, keys, k0, k1, part
         n = first.shape[0]
         # the new names' first positions in id order (the known ones keep 0 .. n0-1)
         at = np.empty(n, dtype=np.int64)
