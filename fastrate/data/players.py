@@ -165,9 +165,11 @@ PARTITION_MIN_PER_THREAD = 1 << 20
 #: the bits kept of a long name's hash in its partition key (all: a test lowers it to
 #: force equal keys of different names, which the bytes then tell apart)
 LONG_HASH_MASK = 2**64 - 1
-#: at most 2^STR_PARTITION_BITS partitions of string ids (fewer write streams for the
-#: scatter's 16-byte keys; a partition's table of 32-byte slots still fits the L2)
-STR_PARTITION_BITS = 8
+#: at most 2^STR_PARTITION_BITS partitions of string ids: 2^10 since the scatter only
+#: moves keys written in row order (100M ids among 1M players: 2.48-2.53 s against
+#: 3.02-3.05 s with 2^8, 2.85 s with 2^9, 2.64-2.89 s with 2^11, 3.09-3.13 s with 2^12;
+#: a partition's table of 32-byte slots then fits the L1/L2)
+STR_PARTITION_BITS = 10
 #: string calls go through the partitions from this many ids (and PARTITION_MIN), in
 #: blocks of STR_BLOCK_IDS ids. 100M ids among 1M players (names ``player000123``):
 #: 6.2 s against 9.3 s for the one-pass kernel in the same run (shared 2-core VM,
@@ -638,7 +640,12 @@ class _RadixPlan:
         self.total = n0 + m * k
         self.bits = max(1, min(max_bits, self.total.bit_length() - 13))
         self.threads = _radix_threads(m * k)
-        self.cuts = [m * t // self.threads for t in range(self.threads + 1)]
+        # equal shares of ids: thread 0 also takes the n0 known names, so fewer rows
+        share = self.total / self.threads
+        first = min(m, max(0, int((share - n0) / k))) if self.threads > 1 else m
+        rest = self.threads - 1
+        self.cuts = [0] + [first + (m - first) * t // rest for t in range(rest + 1)] \
+            if rest else [0, m]
 
 
 def _scratch(bufs: dict, name: str, size: int, dtype) -> np.ndarray:
@@ -695,7 +702,10 @@ def _radix_ids(plan: _RadixPlan, slot_words: int, keys: list, count, scatter, nu
         big = int(sizes[p0:p1].max()) if p1 > p0 else 0
         table = np.empty(2 * slot_words * _pow2(2 * big + 1),
                          dtype=np.uint64 if keys[0] == np.uint64 else np.int64)
-        cap = max(4096, int(starts[p1] - starts[p0]) >> 5)
+        # room for a 32nd of the ids plus this thread's share of the known names (all
+        # distinct: a block of strings starts with every name seen so far)
+        cap = max(4096, (int(starts[p1] - starts[p0]) >> 5)
+                  + plan.n0 * (p1 - p0) // n_parts + 1024)
         dist = [np.empty(cap, dtype=d) for d in dtypes]
         n_found = np.zeros(1, dtype=np.int64)
         status = np.zeros(1, dtype=np.int64)
