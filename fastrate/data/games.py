@@ -26,7 +26,7 @@ from fastrate._validate import (
 )
 from fastrate.data.game_table import game_columns
 from fastrate.data.periods import bucket_periods, is_period_spec, parse_time, period_labels
-from fastrate.data.players import PlayerIndex
+from fastrate.data.players import PlayerIndex, renumbered
 from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError, InputTypeError
 
@@ -257,8 +257,8 @@ class Games:
 
     def with_players(self, index: PlayerIndex, mapping: np.ndarray) -> Games:
         """The same games re-expressed in a larger player index (``mapping[old] = new``)."""
-        return dataclasses.replace(self, white=require(mapping[self.white], np.int64),
-                                   black=require(mapping[self.black], np.int64), players=index)
+        return dataclasses.replace(self, white=renumbered(self.white, mapping),
+                                   black=renumbered(self.black, mapping), players=index)
 
 
 def player_ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarray:

@@ -51,7 +51,7 @@ from fastrate.data.game_table import (
 )
 from fastrate.data.games import Games, chronological_order, player_ids, time_and_period
 from fastrate.data.periods import is_period_spec
-from fastrate.data.players import PlayerIndex
+from fastrate.data.players import PlayerIndex, renumbered
 from fastrate.errors import InputError, InputTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -360,7 +360,7 @@ class Matches:
 
     def with_players(self, index: PlayerIndex, mapping: np.ndarray) -> Matches:
         """The same matches re-expressed in a larger player index (``mapping[old] = new``)."""
-        return dataclasses.replace(self, player=require(mapping[self.player], np.int64),
+        return dataclasses.replace(self, player=renumbered(self.player, mapping),
                                    players=index)
 
     def to_arrow(self) -> pa.Table:

@@ -601,6 +601,16 @@ class _StrRowsEncoder:
             None, pa.py_buffer(offsets), pa.py_buffer(data[:size])])
 
 
+def renumbered(ids: np.ndarray, mapping: np.ndarray) -> np.ndarray:
+    """``mapping[ids]`` as int64: ids (``>= 0``, below ``len(mapping)``) of one player
+    index renumbered into another (a chunk's players into the growing index)."""
+    ids = np.ascontiguousarray(ids)
+    out = np.empty(ids.shape[0], dtype=np.int64)
+    if ids.shape[0]:
+        _intern.remap(ids, np.ascontiguousarray(mapping, dtype=np.int64), out)
+    return out
+
+
 class NameTable:
     """A name -> id table that grows from call to call (the chunked reader's index of
     every player seen so far): :meth:`ids` gives the ids of distinct names, numbering
