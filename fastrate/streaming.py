@@ -38,6 +38,7 @@ from fastrate.data.game_table import game_layout, time_values
 from fastrate.data.games import GAME_ARRAYS
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
+from fastrate.data import _intern
 from fastrate.data.players import NameTable, PlayerIndex
 from fastrate.errors import ConfigError, InputError
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
@@ -93,7 +94,7 @@ class _GrowingIndex:
         direct = self.names.dtype != object and self._cover(names)
         if direct:
             assert self.table is not None
-            mapping = self.table[names - self.lo]
+            mapping = self.table[names - self.lo].astype(np.int64)
         elif self.lookup or (self.hashed is None and names.dtype.kind not in "iuO"):
             # names that are neither integers nor text (e.g. float ids): a dictionary
             get = self.lookup.get
@@ -120,24 +121,75 @@ class _GrowingIndex:
         self.n += m
         return PlayerIndex(self.names[:self.n]), mapping
 
+    def intern_columns(self, table: Any, first: str, second: str) -> tuple[PlayerIndex,
+                                                                           Any] | None:
+        """A chunk's integer player columns interned straight into the direct table, in
+        the order the chunk-local interning would give (row by row, ``first`` before
+        ``second``): ``(the grown index, the table with the columns replaced by global
+        ids)``, so the chunk needs no interning of its own and no renumbering (one pass
+        instead of three). None when the direct table does not apply (text or other
+        names, a null, a hash already in use, ids too sparse): the caller then takes the
+        general path, which gives the same ids."""
+        import pyarrow as pa
+
+        if self.lookup or self.hashed is not None or (self.names is not None
+                                                      and self.kind != "integer ids"):
+            return None
+        cols = []
+        for name in (first, second):
+            col = table.column(name)
+            if col.null_count or not pa.types.is_integer(col.type) or (
+                    pa.types.is_uint64(col.type)):
+                return None
+            cols.append(np.ascontiguousarray(col.to_numpy(), dtype=np.int64))
+        rows = cols[0].shape[0]
+        if rows == 0:
+            return None
+        lohi = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64)
+        for c in cols:
+            _intern.value_range(c, lohi, np.uint64(2**64 - 1))
+        lo, hi = int(lohi[0]), int(lohi[1])
+        if not self._cover_range(lo, hi, rows):
+            return None
+        assert self.table is not None
+        need = self.n + min(2 * rows, hi - lo + 1)  # at most this many names after
+        if self.names is None:
+            self.kind = "integer ids"
+            self.names = np.empty(max(need, 1024), dtype=np.int64)
+        elif need > self.names.shape[0]:
+            grown = np.empty(max(2 * self.names.shape[0], need), dtype=np.int64)
+            grown[:self.n] = self.names[:self.n]
+            self.names = grown
+        count = np.array([self.n], dtype=np.int64)
+        outs = (np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64))
+        _intern.encode_direct_rows(tuple(cols), outs, self.table, self.lo, self.names, count)
+        self.n = int(count[0])
+        for name, ids in zip((first, second), outs):
+            table = table.set_column(table.column_names.index(name), name, pa.array(ids))
+        return PlayerIndex(self.names[:self.n]), table
+
     def _cover(self, names: np.ndarray) -> bool:
         """Make the direct table cover ``names`` if the ids stay dense enough (a table
         of at most 4 entries per player seen, plus 2^20); False (and no table from now
         on) otherwise."""
         if names.shape[0] == 0:
             return self.table is not None
-        lo, hi = int(names.min()), int(names.max())
+        return self._cover_range(int(names.min()), int(names.max()), names.shape[0])
+
+    def _cover_range(self, lo: int, hi: int, count: int) -> bool:
+        """:meth:`_cover` for names from ``lo`` to ``hi``, ``count`` of them."""
         if self.table is not None:
             lo, hi = min(lo, self.lo), max(hi, self.lo + self.table.shape[0] - 1)
         elif self.n:  # an earlier chunk was looked up by hash: stay with it
             return False
         size = hi - lo + 1
-        if size > 4 * (self.n + names.shape[0]) + (1 << 20):
+        if size > 4 * (self.n + count) + (1 << 20):
             self.table = None
             return False
         if self.table is None or lo < self.lo or size > self.table.shape[0]:
-            grown = np.full(max(size, 2 * (0 if self.table is None else self.table.shape[0])),
-                            -1, dtype=np.int64)
+            slots = max(size, 2 * (0 if self.table is None else self.table.shape[0]))
+            # int32 entries (an index below the span): half the table for the lookups
+            grown = np.full(slots, -1, dtype=np.int32 if slots < 2**31 else np.int64)
             if self.table is not None:
                 at = self.lo - lo
                 grown[at:at + self.table.shape[0]] = self.table
@@ -258,8 +310,18 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
             continue
         zones.check(table, game_layout(table.column_names, src.name or "the input",
                                        **layout).time, src)
-        games, last = _built(lambda t, s: games_from_table(t, sort=False, source=s, **columns),
-                             table, src, clock, players, last)
+        lay = game_layout(table.column_names, src.name or "the input", **layout)
+        with clock("players"):  # integer ids straight into the global index, if it can
+            direct = players.intern_columns(table, lay.first, lay.second)
+        if direct is not None:
+            index, table = direct
+            games, last = _built(lambda t, s: games_from_table(
+                t, sort=False, source=s, players=index, **columns), table, src, clock, None,
+                last)
+        else:
+            games, last = _built(lambda t, s: games_from_table(t, sort=False, source=s,
+                                                               **columns),
+                                 table, src, clock, players, last)
         del table
         yield games
 
@@ -298,10 +360,10 @@ class _TimeZones:
 
 
 def _built(build: Callable[[Any, Any], Any], table: Any, src: Any, clock: _Clock,
-           players: _GrowingIndex, last: Any) -> tuple[Any, Any]:
+           players: _GrowingIndex | None, last: Any) -> tuple[Any, Any]:
     """``build(table, source)`` (a chunk's :class:`Games` or :class:`Matches`), checked
     for chunks (numbered periods, time order after ``last``) and renumbered into the
-    global index ``players``; and its last time."""
+    global index ``players`` (None: built on it already); and its last time."""
     with clock("build"):
         part = build(table, src)
         if part.period_labels is not None:
@@ -309,6 +371,8 @@ def _built(build: Callable[[Any, Any], Any], table: Any, src: Any, clock: _Clock
                              "(e.g. a season year) or a time column with a period length "
                              "(--period month), or read the input whole (--chunk-rows 0)")
         last = _check_order(part, last)
+    if players is None:
+        return part, last
     with clock("players"):
         index, mapping = players.add(part.players, _where(part, 0))
         return part.with_players(index, mapping), last

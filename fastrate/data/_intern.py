@@ -409,10 +409,11 @@ def encode_direct_rows(cols, outs, table, lo, names, count):
     for i in range(cols[0].shape[0]):
         for c in range(k):
             v = np.int64(cols[c][i])
-            g = np.int64(table[v - lo])
+            u = np.uint64(v - lo)  # (unsigned: no negative-index fix-up)
+            g = np.int64(table[u])
             if g < 0:
                 g = n
-                table[v - lo] = n
+                table[u] = n
                 names[n] = v
                 n += 1
             outs[c][i] = g

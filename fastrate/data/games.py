@@ -458,10 +458,12 @@ def games_from_box(box: list, *, white: str | None = None, black: str | None = N
                    drop_self_play: bool = False, source: Source | str | None = None,
                    context: str | None = None, best_of: str | None = None,
                    share: str | None = None, tennis_score: str | None = None,
-                   entry: str | None = None, entry_rd: str | None = None) -> Games:
+                   entry: str | None = None, entry_rd: str | None = None,
+                   players: Any = None) -> Games:
     """:class:`Games` from the Arrow table in the one-element list ``box``, which it
     empties (so that the table's columns are freed as soon as they are converted);
-    column options as in :func:`fastrate.io.tables.games_from_table`."""
+    column options as in :func:`fastrate.io.tables.games_from_table` (``players``: the
+    player columns are integer ids into it)."""
     columns, dropped = game_columns(
         box, white=white, black=black, score=score, winner=winner, loser=loser,
         first_points=first_points, second_points=second_points, time=time,
@@ -470,5 +472,5 @@ def games_from_box(box: list, *, white: str | None = None, black: str | None = N
         context=context, best_of=best_of, share=share, tennis_score=tennis_score,
         entry=entry, entry_rd=entry_rd)
     games = Games.from_arrays(columns.pop("white"), columns.pop("black"), columns.pop("score"),
-                              **columns)
+                              players=players, **columns)
     return dataclasses.replace(games, dropped=dropped) if dropped else games

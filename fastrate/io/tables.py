@@ -611,7 +611,7 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                      source: str | Source | None = None, context: str | None = None,
                      best_of: str | None = None, share: str | None = None,
                      tennis_score: str | None = None, entry: str | None = None,
-                     entry_rd: str | None = None):
+                     entry_rd: str | None = None, players: Any = None):
     """Build :class:`fastrate.Games` from a table, recognising common layouts.
 
     Players: ``white``/``black``, ``player1``/``player2``, ``home_team``/``away_team``,
@@ -629,6 +629,8 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
     ``6-4 3-6 7-6(5)``, from the winner's side, giving the share of games) and
     ``entry=`` (a newcomer's starting rating; Elo and the Glicko family) and ``entry_rd=``
     (a newcomer's starting rating deviation; Glicko, Glicko-2, Stephenson).
+    ``players``: the player columns hold integer ids into this index (or list of names)
+    instead of names.
 
     Rows where a player plays himself are refused, or with ``drop_self_play=True``
     dropped and counted in ``games.dropped`` (errors still name the original rows).
@@ -641,7 +643,8 @@ def games_from_table(table, *, white: str | None = None, black: str | None = Non
                            margin=margin, neutral=neutral, sort=sort,
                            drop_self_play=drop_self_play, source=source_for(source),
                            context=context, best_of=best_of, share=share,
-                           tennis_score=tennis_score, entry=entry, entry_rd=entry_rd)
+                           tennis_score=tennis_score, entry=entry, entry_rd=entry_rd,
+                           players=players)
 
 
 def column_names(path: Path, fmt: str, encoding: str = "utf-8") -> list[str] | None:
