@@ -344,3 +344,52 @@ def test_chunks_carry_the_lever_columns(tmp_path):
     whole = fastrate.elo.rate(fastrate.read_games(path, period="year"), spec[1])
     chunked = streaming.rate_chunks(path, spec, chunk_rows=997, period="year")
     np.testing.assert_array_equal(chunked.rating, whole.rating)
+
+
+def _int_table(n: int, ids: np.ndarray, seed: int, dtype=np.int64) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, ids.shape[0], n)
+    b = (w + rng.integers(1, ids.shape[0], n)) % ids.shape[0]
+    return pa.table({"white": ids[w].astype(dtype), "black": ids[b].astype(dtype),
+                     "score": rng.choice([0.0, 0.5, 1.0], n),
+                     "season": np.sort(rng.integers(2000, 2012, n))})
+
+
+@pytest.mark.parametrize("case", ["dense", "negative int32", "sparse later", "sparse first"])
+@pytest.mark.parametrize("chunk_rows", [7, 250, 100_000])
+def test_integer_ids_go_straight_into_the_global_index_with_the_same_ids(tmp_path, case,
+                                                                         chunk_rows):
+    """Integer player columns are interned straight into the growing index's direct table
+    while the ids are dense enough, else by the general path: the players, their order
+    and every rating are those of the in-memory run."""
+    ids = np.arange(5000, 5200)
+    if case == "negative int32":
+        ids = np.arange(-100, 100)
+    # (int32 columns: the chunked run's names come out int64, the in-memory run keeps
+    # int32; the values are the same, so the test reads them as int64 here)
+    table = _int_table(2000, ids, 1, np.int32 if case == "negative int32" else np.int64)
+    if case.startswith("sparse"):  # one far id: too sparse for a direct table from there
+        col = table.column("white").to_numpy().copy()
+        col[1500 if case == "sparse later" else 0] = 2**62
+        table = table.set_column(0, "white", pa.array(col))
+    path = tmp_path / "ints.parquet"
+    pq.write_table(table, path, row_group_size=300)
+    full = SystemSpec.parse("glicko2").rate(fastrate.read_games(path, period="season"))
+    got = streaming.rate_chunks(path, "glicko2", chunk_rows=chunk_rows, period="season")
+    assert got.players.names.tolist() == full.players.names.tolist()
+    for name, col in full.columns().items():
+        assert col.tolist() == got.columns()[name].tolist(), name
+
+
+def test_a_missing_integer_id_in_a_later_chunk_is_named_as_in_memory(tmp_path):
+    table = _int_table(600, np.arange(50), 2)
+    black = table.column("black").to_pylist()
+    black[450] = None
+    table = table.set_column(1, "black", pa.array(black, type=pa.int64()))
+    path = tmp_path / "ints.parquet"
+    pq.write_table(table, path, row_group_size=100)
+    with pytest.raises(InputError) as whole:
+        fastrate.read_games(path, period="season")
+    with pytest.raises(InputError) as chunked:
+        streaming.rate_chunks(path, "elo", chunk_rows=100, period="season")
+    assert str(chunked.value) == str(whole.value)
