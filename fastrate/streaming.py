@@ -32,13 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from fastrate.data import Games, Ratings
+from fastrate.data import Games, Ratings, _intern
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
 from fastrate.data.game_table import game_layout, time_values
 from fastrate.data.games import GAME_ARRAYS
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
-from fastrate.data import _intern
 from fastrate.data.players import NameTable, PlayerIndex
 from fastrate.errors import ConfigError, InputError
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
@@ -315,7 +314,7 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
             direct = players.intern_columns(table, lay.first, lay.second)
         if direct is not None:
             index, table = direct
-            games, last = _built(lambda t, s: games_from_table(
+            games, last = _built(lambda t, s, index=index: games_from_table(
                 t, sort=False, source=s, players=index, **columns), table, src, clock, None,
                 last)
         else:
