@@ -227,6 +227,27 @@ def _check_order(data: Games | Matches, last: Any) -> Any:
     return key[-1]
 
 
+def _read_ahead(items: Iterator[Any]) -> Iterator[Any]:
+    """The items of ``items`` in order, the next one read in a thread of its own while
+    the caller works on the current one (the file readers release the GIL: reading the
+    50M-game Parquet file overlaps building, numbering and rating). At most one item is
+    read ahead (one chunk more in memory); an error reading it is raised when the caller
+    asks for it, and a caller that stops early waits for the read in flight. Only
+    ``items`` that share no state with the caller (not the external sort, whose first
+    pass numbers the players)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastrate-read") as reader:
+        ahead = reader.submit(next, items, None)
+        while True:
+            item = ahead.result()
+            if item is None:
+                return
+            ahead = reader.submit(next, items, None)
+            yield item
+            del item
+
+
 def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callable,
             sort: bool, time_format: str | None, players: _GrowingIndex,
             player_columns: Callable[[Any], list[str]], encoding: str = "utf-8"
@@ -244,8 +265,8 @@ def _tables(source: Any, format: str | None, chunk_rows: int, layout_of: Callabl
         return player_columns(layout_of(names, where))
 
     if not sort:
-        return iter_tables(files, format, chunk_rows, columns_of, dictionary_of,
-                           encoding=encoding)
+        return _read_ahead(iter_tables(files, format, chunk_rows, columns_of, dictionary_of,
+                                       encoding=encoding))
 
     def key_of(table: Any, src: Any) -> np.ndarray:
         lay = layout_of(table.column_names, src.name or "the input")
