@@ -393,3 +393,31 @@ def test_a_missing_integer_id_in_a_later_chunk_is_named_as_in_memory(tmp_path):
     with pytest.raises(InputError) as chunked:
         streaming.rate_chunks(path, "elo", chunk_rows=100, period="season")
     assert str(chunked.value) == str(whole.value)
+
+
+def test_read_ahead_keeps_the_order_the_errors_and_an_early_stop():
+    """The chunk reader runs one item ahead in a thread: items come in order, an error
+    reading an item is raised when that item is asked for (after the ones before it),
+    and a consumer that stops early returns (the read in flight finishes)."""
+    import threading
+
+    main = threading.get_ident()
+    seen_threads = []
+
+    def items(fail_at=None):
+        for i in range(6):
+            seen_threads.append(threading.get_ident())
+            if i == fail_at:
+                raise InputError(f"bad chunk {i}")
+            yield i
+
+    assert list(streaming._read_ahead(items())) == list(range(6))
+    assert main not in seen_threads  # read beside the caller
+    got = []
+    with pytest.raises(InputError, match="bad chunk 3"):
+        for x in streaming._read_ahead(items(fail_at=3)):
+            got.append(x)
+    assert got == [0, 1, 2]
+    it = streaming._read_ahead(items())
+    assert next(it) == 0
+    it.close()  # stops early: no hang, no error
