@@ -234,9 +234,15 @@ def _read_ahead(items: Iterator[Any]) -> Iterator[Any]:
     read ahead (one chunk more in memory); an error reading it is raised when the caller
     asks for it, and a caller that stops early waits for the read in flight. Only
     ``items`` that share no state with the caller (not the external sort, whose first
-    pass numbers the players)."""
+    pass numbers the players). With one thread (``numba.get_num_threads()``), plain
+    iteration."""
     from concurrent.futures import ThreadPoolExecutor
 
+    import numba
+
+    if numba.get_num_threads() < 2:
+        yield from items
+        return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastrate-read") as reader:
         ahead = reader.submit(next, items, None)
         while True:

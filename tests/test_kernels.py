@@ -321,7 +321,34 @@ def _intern_case() -> list[np.ndarray]:
     return [index.names, *ids, sindex.names, *sids]
 
 
+def _streaming_case() -> list[np.ndarray]:
+    """Chunks of a Parquet file read one ahead in a thread beside the rating (and the
+    integer ids interned straight into the whole input's table)."""
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    streaming = _import("fastrate.streaming")
+    rng = np.random.default_rng(21)
+    n = 3000
+    white = rng.integers(0, 300, n)
+    black = (white + rng.integers(1, 300, n)) % 300
+    table = pa.table({"white": white + 10**6, "black": black + 10**6,
+                      "score": rng.choice([0.0, 0.5, 1.0], n),
+                      "season": np.sort(rng.integers(0, 9, n))})
+    with tempfile.TemporaryDirectory() as d:
+        path = f"{d}/games.parquet"
+        pq.write_table(table, path, row_group_size=400)
+        out = []
+        for spec in ("elo", "glicko2"):
+            r = streaming.rate_chunks(path, spec, chunk_rows=350, period="season")
+            out += [r.players.names, r.rating, r.games_played]
+    return out
+
+
 THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
+    "_read_ahead": _streaming_case,
     "_encode_partitioned": _intern_case,
     "_radix_threads": _intern_case,
     "_rate_final": _elo_final_case,
@@ -337,6 +364,9 @@ THREAD_CASES: dict[str, Callable[[], list[np.ndarray]]] = {
     "_player_chunks": _pga_case,
     "_in_threads": _pga_case,
 }
+#: cases whose second thread is a one-worker pool beside the calling thread (the
+#: chunk reader): with two threads it must start one, with one thread none
+BESIDE_CALLER = {_streaming_case}
 #: functions that run work side by side but compute no numbers, and why
 NO_RESULTS = {
     "run_warmup": "compiles kernel groups in worker processes; nothing comes out but the cache",
@@ -399,7 +429,8 @@ def test_same_bits_with_one_and_two_threads(case, monkeypatch):
         for pool in shared._POOL:
             pool.shutdown()
     assert any((w or 0) >= 2 for w in _CountingPool.workers) or any(
-        d.targetoptions.get("parallel") for d in kernels().values()), \
+        d.targetoptions.get("parallel") for d in kernels().values()) or (
+        case in BESIDE_CALLER and _CountingPool.workers), \
         f"{case.__name__} started no pool of 2 threads with 2 threads: {_CountingPool.workers}"
     assert len(one) == len(two) > 0
     differ = [i for i, (a, b) in enumerate(zip(one, two)) if not _same_bits(a, b)]

@@ -412,7 +412,12 @@ def test_read_ahead_keeps_the_order_the_errors_and_an_early_stop():
             yield i
 
     assert list(streaming._read_ahead(items())) == list(range(6))
-    assert main not in seen_threads  # read beside the caller
+    import numba
+
+    if numba.get_num_threads() >= 2:
+        assert main not in seen_threads  # read beside the caller
+    else:
+        assert set(seen_threads) == {main}  # one thread: plain iteration
     got = []
     with pytest.raises(InputError, match="bad chunk 3"):
         for x in streaming._read_ahead(items(fail_at=3)):
