@@ -960,8 +960,12 @@ def _pair_workers(m: int) -> int:
     return max(1, min(numba.get_num_threads(), m // PAIRS_PER_THREAD))
 
 
-def _problem(pairs: Pairs, players: PlayerIndex, config: BTConfig) -> _Problem:
-    """The fit's problem from the augmented ``pairs`` (validates the draw parameters)."""
+def _problem(pairs: Pairs, players: PlayerIndex, config: BTConfig, start: bool = True
+             ) -> _Problem:
+    """The fit's problem from the augmented ``pairs`` (validates the draw parameters).
+    ``start=False``: a fitted draw parameter gets no start value (``de`` 0; the caller
+    sets it in ``theta``, as the uncertainty at a fit's estimate does: one pass over the
+    pairs less)."""
     n = len(players)
     model = MODELS.index(config.model)
     fit_adv = config.advantage == FIT
@@ -975,7 +979,8 @@ def _problem(pairs: Pairs, players: PlayerIndex, config: BTConfig) -> _Problem:
         if fit_draw and not has_draws:
             raise InputError("drawelo cannot be fitted without draws (the maximum is at 0); "
                              "give a fixed drawelo")
-        de = _initial_drawelo(pairs) if fit_draw else float(config.drawelo)
+        de = (_initial_drawelo(pairs) if start else 0.0) if fit_draw else float(
+            config.drawelo)
     elif model == DAVIDSON:
         fit_draw = config.draw_nu == FIT
         if fit_draw and not has_draws:
@@ -983,7 +988,7 @@ def _problem(pairs: Pairs, players: PlayerIndex, config: BTConfig) -> _Problem:
                              "give a fixed draw_nu (0: no draws)")
         if not fit_draw and float(config.draw_nu) == 0.0 and has_draws:
             raise InputError("draw_nu=0 gives draws probability 0, but the games have draws")
-        de = _initial_nu_elo(pairs) if fit_draw else (
+        de = (_initial_nu_elo(pairs) if start else 0.0) if fit_draw else (
             400.0 * math.log10(config.draw_nu) if config.draw_nu > 0.0 else -math.inf)
     ia = n if fit_adv else -1
     idr = n + int(fit_adv) if fit_draw else -1
@@ -1321,7 +1326,8 @@ def _information(result: BTResult, games: Games | None
                              "fitted on")
         check_type(games, Games, "games must be a fastrate.Games")
         real = condense(games)
-    prob = _problem(_augment(real, result.players, config), result.players, config)
+    prob = _problem(_augment(real, result.players, config), result.players, config,
+                    start=False)  # (theta's draw parameter is the fit's, set below)
     theta = np.empty(prob.size)
     theta[:prob.n] = result.rating
     if prob.ia >= 0:
