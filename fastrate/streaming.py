@@ -109,10 +109,7 @@ class _GrowingIndex:
             mapping[mapping >= self.n] = -1
         new = mapping < 0
         m = int(new.sum())
-        if self.n + m > self.names.shape[0]:
-            grown = np.empty(max(2 * self.names.shape[0], self.n + m), dtype=self.names.dtype)
-            grown[:self.n] = self.names[:self.n]
-            self.names = grown
+        self._room(self.n + m)
         self.names[self.n:self.n + m] = names[new]
         mapping[new] = np.arange(self.n, self.n + m, dtype=np.int64)
         if direct:
@@ -155,10 +152,7 @@ class _GrowingIndex:
         if self.names is None:
             self.kind = "integer ids"
             self.names = np.empty(max(need, 1024), dtype=np.int64)
-        elif need > self.names.shape[0]:
-            grown = np.empty(max(2 * self.names.shape[0], need), dtype=np.int64)
-            grown[:self.n] = self.names[:self.n]
-            self.names = grown
+        self._room(need)
         count = np.array([self.n], dtype=np.int64)
         outs = (np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64))
         _intern.encode_direct_rows(tuple(cols), outs, self.table, self.lo, self.names, count)
@@ -166,6 +160,13 @@ class _GrowingIndex:
         for name, ids in zip((first, second), outs):
             table = table.set_column(table.column_names.index(name), name, pa.array(ids))
         return PlayerIndex(self.names[:self.n]), table
+
+    def _room(self, size: int) -> None:
+        """Grow the names' buffer (doubling) to hold at least ``size`` names."""
+        if size > self.names.shape[0]:
+            grown = np.empty(max(2 * self.names.shape[0], size), dtype=self.names.dtype)
+            grown[:self.n] = self.names[:self.n]
+            self.names = grown
 
     def _cover(self, names: np.ndarray) -> bool:
         """Make the direct table cover ``names`` if the ids stay dense enough (a table
@@ -334,20 +335,16 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
         del item
         if table.num_rows == 0:
             continue
-        zones.check(table, game_layout(table.column_names, src.name or "the input",
-                                       **layout).time, src)
         lay = game_layout(table.column_names, src.name or "the input", **layout)
+        zones.check(table, lay.time, src)
         with clock("players"):  # integer ids straight into the global index, if it can
             direct = players.intern_columns(table, lay.first, lay.second)
+        index = None
         if direct is not None:
             index, table = direct
-            games, last = _built(lambda t, s, index=index: games_from_table(
-                t, sort=False, source=s, players=index, **columns), table, src, clock, None,
-                last)
-        else:
-            games, last = _built(lambda t, s: games_from_table(t, sort=False, source=s,
-                                                               **columns),
-                                 table, src, clock, players, last)
+        games, last = _built(lambda t, s, index=index: games_from_table(
+            t, sort=False, source=s, players=index, **columns), table, src, clock,
+            None if direct is not None else players, last)
         del table
         yield games
 

@@ -604,6 +604,18 @@ def _superiority(r, var, out):
                 out[i, j] = 1.0 if d > 0.0 else (0.0 if d < 0.0 else 0.5)
 
 
+@inline_kernel
+def _parameter_pair_terms(ph, mxx, mxd, mdd, ia, ea, ed):
+    """One pair's terms of ``H e`` for a unit ``e`` with advantage entry ``ea`` and draw
+    entry ``ed`` (its players' entries 0), as :func:`_hessian_vector` computes them:
+    the players' ``±ox`` and the advantage's and draw parameter's additions."""
+    dx = 0.0
+    if ia >= 0:
+        dx += ph * ea
+    ox = mxx * dx + mxd * ed
+    return ox, ph * ox, mxd * dx + mdd * ed
+
+
 @kernel
 def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
     """``cols[:, c] = H e_(n + c)``: the columns of the fitted parameters (the advantage
@@ -627,27 +639,21 @@ def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
     for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
         i = np.uint64(pw[p])
         j = np.uint64(pb[p])
-        dx = 0.0
-        if ia >= 0:
-            dx += ph[p] * a0
-        ox = mxx[p] * dx + mxd[p] * d0
+        ox, ta, td = _parameter_pair_terms(ph[p], mxx[p], mxd[p], mdd[p], ia, a0, d0)
         cols[i, 0] += ox
         cols[j, 0] -= ox
         if ia >= 0:
-            oa0 += ph[p] * ox
+            oa0 += ta
         if idr >= 0:
-            od0 += mxd[p] * dx + mdd[p] * d0
+            od0 += td
         if k > 1:
-            dx = 0.0
-            if ia >= 0:
-                dx += ph[p] * a1
-            ox = mxx[p] * dx + mxd[p] * d1
+            ox, ta, td = _parameter_pair_terms(ph[p], mxx[p], mxd[p], mdd[p], ia, a1, d1)
             cols[i, 1] += ox
             cols[j, 1] -= ox
             if ia >= 0:
-                oa1 += ph[p] * ox
+                oa1 += ta
             if idr >= 0:
-                od1 += mxd[p] * dx + mdd[p] * d1
+                od1 += td
     if ia >= 0:
         cols[ia, 0] = oa0
     if idr >= 0:
