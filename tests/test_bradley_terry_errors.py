@@ -277,3 +277,32 @@ def test_cli_errors_auto_above_the_dense_limit(tmp_path, monkeypatch, connected)
     if not connected:  # and they differ from the exact ones here
         exact = bt.standard_errors(r, method="dense")
         assert np.max(np.abs(exact.rating - want.rating)) > 1.0
+
+
+@pytest.mark.parametrize("which", ["bayeselo adv+drawelo", "bayeselo fixed drawelo prior",
+                                   "bt_half mean"])
+@pytest.mark.parametrize("guess", ["rating", "none", "constant", "adversarial"])
+def test_lanczos_from_any_start_reaches_the_top_of_the_dense_spectrum(which, guess):
+    """ρ before the margin is the top |eigenvalue| of Ã (dense) to the Lanczos tolerance,
+    whatever the start's guesses: the ratings' spread (the default), none (random only),
+    a constant (deflated to nothing when the level is free) and an adversarial one, the
+    eigenvector of the second-largest |eigenvalue| (the random part must still find the
+    top)."""
+    r = fit(_games(21, 150, 12_000), CONFIGS[which])
+    prob, cur, _ = bt._information(r, None)
+    st = U.structure(prob.n, prob.pairs.white, prob.pairs.black, cur[2], cur[1][:prob.n],
+                     prob.project)
+    n = prob.n
+    a = np.zeros((n, n))
+    rows = np.repeat(np.arange(n), np.diff(st.offsets))
+    np.add.at(a, (rows, st.nbr), st.a)
+    lam, vec = np.linalg.eigh(a - np.outer(st.u, st.u))
+    order = np.argsort(-np.abs(lam))
+    top = float(np.abs(lam[order[0]]))
+    guesses = {"rating": (st.s, st.s * r.rating), "none": (), "constant": (np.ones(n),),
+               "adversarial": (vec[:, order[1]],)}[guess]
+    lz = U._Lanczos(st, guesses=guesses)
+    U._run(st, lz, None)
+    assert lz.done and lz.value <= top * (1 + 1e-12)
+    assert lz.value >= top * (1 - 1e-4)
+    assert np.linalg.norm(U.lanczos_start(st, 1, guesses)) == pytest.approx(1.0)

@@ -20,7 +20,8 @@ A fitted advantage / draw parameter ``θ`` enters through the Schur complement (
 ``Σ = G + X S^-1 X^T``, ``X = G H_pθ`` (conjugate gradients), ``S = H_θθ - H_pθ^T X``
 (``S^-1``: the covariance of ``θ``).
 
-``ρ``: Lanczos on ``Ã`` (random start, full reorthogonalisation, to a converged Ritz
+``ρ``: Lanczos on ``Ã`` (a start near the level and the ratings' spread plus a random
+part, full reorthogonalisation, to a converged Ritz
 value) plus a 10% + 0.001 margin, capped by the rigorous ``ρ <= trace(Ã⁴)^(1/4)``.
 """
 
@@ -44,8 +45,10 @@ RHO_MAX = 0.9
 #: Lanczos: at most this many steps; converged when the largest |Ritz value| moved by
 #: less than LANCZOS_RTOL (relative) over the last 3 steps
 LANCZOS_STEPS, LANCZOS_RTOL = 80, 1e-5
+#: the random part's weight in the Lanczos start (against each unit guess)
+LANCZOS_RANDOM = 0.3
 #: conjugate gradients on I - Ã: relative residual
-CG_RTOL, CG_MAX = 1e-13, 500
+CG_RTOL, CG_MAX = 1e-8, 500
 #: the products with ``A`` are split over threads (rows in chunks of equal entries) when
 #: each thread gets at least this many entries
 MIN_ENTRIES_PER_THREAD = 200_000
@@ -477,20 +480,39 @@ class Structure:
         return cg.result()
 
 
+def lanczos_start(st: Structure, seed: int, guesses: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The Lanczos run's unit start: the deflated unit ``guesses`` (directions expected
+    near the top eigenvector of ``Ã``; the zero ones left out) plus LANCZOS_RANDOM times a
+    deflated unit random vector (seeded), normalised. A random start alone has a part of
+    about ``1/sqrt(n)`` along the top eigenvector, and Lanczos needs about
+    ``log(n) / log(rate)`` steps to bring it out (15 steps for 10,000 players); the
+    random part keeps every direction in the Krylov space when a guess is poor."""
+    u = st.u
+
+    def unit(v: np.ndarray) -> np.ndarray:  # zero if (almost) all of v is deflated
+        before = float(np.linalg.norm(v))
+        v = v - u * float(u @ v)
+        norm = float(np.linalg.norm(v))
+        return v / norm if norm > 1e-8 * before else np.zeros_like(v)
+
+    v = LANCZOS_RANDOM * unit(np.random.default_rng(seed).standard_normal(st.n))
+    for g in guesses:
+        v += unit(np.asarray(g, dtype=np.float64))
+    return v / np.linalg.norm(v)
+
+
 class _Lanczos:
     """The largest ``|eigenvalue|`` of ``Ã``: Ritz values of a Lanczos run with full
-    reorthogonalisation from a fixed random start, one product at a time (``vector``:
+    reorthogonalisation from :func:`lanczos_start`, one product at a time (``vector``:
     the next vector to multiply by ``A``; :meth:`feed` its product). ``value`` once
     ``done``: the Ritz value after its change over the last 3 steps fell below
     LANCZOS_RTOL (relative), an invariant subspace, or LANCZOS_STEPS steps."""
 
-    def __init__(self, st: Structure, seed: int = 20261128) -> None:
+    def __init__(self, st: Structure, seed: int = 20261128,
+                 guesses: tuple[np.ndarray, ...] = ()) -> None:
         self.st = st
-        rng = np.random.default_rng(seed)
-        v = rng.standard_normal(st.n)
-        v -= st.u * float(st.u @ v)
         self.basis = np.empty((LANCZOS_STEPS + 1, st.n))
-        self.basis[0] = v / np.linalg.norm(v)
+        self.basis[0] = lanczos_start(st, seed, guesses)
         self.k = 0
         self.alpha: list[float] = []
         self.beta: list[float] = []
@@ -640,14 +662,20 @@ def diagonal_moments(st: Structure, workers: int | None = None
 
 
 def settle(st: Structure, h_ptheta: np.ndarray, h_thetatheta: np.ndarray,
-           w: np.ndarray | None = None) -> bool:
+           w: np.ndarray | None = None, rating: np.ndarray | None = None) -> bool:
     """``ρ`` (Lanczos plus the margin) and the Schur complement of the fitted parameters:
     ``x = G H_pθ`` (``n x k``), ``S^-1 = (H_θθ - H_pθ^T x)^-1``; with the gauge ``w`` also
     ``G w`` (``st.gw``). The Lanczos run and the solve share their passes over the graph.
-    False if the series does not apply (``ρ >= RHO_MAX``) or a solve failed."""
+    False if the series does not apply (``ρ >= RHO_MAX``) or a solve failed.
+
+    The Lanczos run starts near the two directions the estimate is least sure of
+    (:func:`lanczos_start`): ``s`` (the level, where a Gaussian prior leaves it free to
+    move; deflated away otherwise) and ``s * rating`` (the spread of the ``rating``s, when
+    given): on 10,000 players and 1M games ``s * rating`` has a part of 0.97 along the top
+    eigenvector, and Lanczos converges in 6 steps instead of 15."""
     k = h_ptheta.shape[1]
     rhs = h_ptheta if w is None else np.column_stack([h_ptheta, w])
-    lanczos = _Lanczos(st)
+    lanczos = _Lanczos(st, guesses=(st.s,) if rating is None else (st.s, st.s * rating))
     solve = _Solve(st, rhs) if rhs.shape[1] else None
     _run(st, lanczos, solve)
     st.rho_lanczos = lanczos.value

@@ -1480,16 +1480,18 @@ def _cached_structure(result: BTResult, prob: _Problem, cur: tuple,
     ref, st = _SERIES_CACHE
     if result.pairs is not None and ref is not None and ref() is result:
         return st
-    st = _series_structure(prob, cur, w)
+    st = _series_structure(prob, cur, w, result.rating)
     if result.pairs is not None:
         _SERIES_CACHE[:] = [weakref.ref(result), st]
     return st
 
 
-def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -> Any:
+def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None,
+                      rating: np.ndarray | None = None) -> Any:
     """The series' structure with the fitted parameters' Schur complement (and ``G w``
     for the gauge ``w``), or None where the series does not apply (see
-    fastrate/ratings/_bt_uncertainty.py)."""
+    fastrate/ratings/_bt_uncertainty.py); ``rating``: the estimate's, a start for the
+    Lanczos run (:func:`fastrate.ratings._bt_uncertainty.settle`)."""
     from fastrate.ratings import _bt_uncertainty as U
 
     n, p = prob.n, prob.pairs
@@ -1500,7 +1502,7 @@ def _series_structure(prob: _Problem, cur: tuple, w: np.ndarray | None = None) -
     if cols.shape[1]:
         _parameter_columns(*prob.hargs, cur[2], cur[3], cur[4], prob.ia, prob.idr, prob.prec,
                            cols)
-    if not U.settle(st, np.ascontiguousarray(cols[:n]), cols[n:], w):
+    if not U.settle(st, np.ascontiguousarray(cols[:n]), cols[n:], w, rating):
         return None
     return st
 
