@@ -546,6 +546,36 @@ def _claim_team(lo, hi, player, busy, st, tau2):
 
 
 @inline_kernel
+def _claim_seats(lo, hi, player, busy, st, tau2, mark):
+    """:func:`_claim_team` that also checks the seats: each free player (``busy`` 0) is
+    marked ``mark``; ``(mu sum, sigma^2 + tau^2 sum, whether a player was busy)``. The
+    sums are only of use when no player was busy."""
+    one = np.uint64(1)
+    am = 0.0
+    av = 0.0
+    taken = False
+    for s in range(lo, hi):
+        p = np.uint64(player[s])
+        if busy[p] == 0:
+            busy[p] = mark
+        else:
+            taken = True
+        am += st[p + p]
+        av += st[p + p + one] + tau2
+    return am, av, taken
+
+
+@inline_kernel
+def _release_seats(lo, hi, player, busy, mark):
+    """Unmark the players of seats ``lo <= s < hi`` that :func:`_claim_seats` marked
+    ``mark`` (a match that did not fit its batch)."""
+    for s in range(lo, hi):
+        p = np.uint64(player[s])
+        if busy[p] == mark:
+            busy[p] = 0
+
+
+@inline_kernel
 def _share_team(lo, hi, player, busy, st, gp, tv, om, de, tau2, kappa, limit):
     """Every player of the seats ``lo <= s < hi`` (unsigned) takes his share of his team's
     ``Omega`` (``om``) and ``Delta`` (``de``), in proportion to his ``sigma^2 + tau^2``
@@ -728,19 +758,20 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
                     u[_SUF + b] = ln[_CS + b]
             for i in range(k):
                 u = wk[i * _BLK:]
-                if teams:  # (_weng_lin_kernel's form: divisions by c)
+                if teams:  # (Omega, Delta: the teams' players take their shares)
                     for b in range(nl):
-                        s_g = u[_SUF + b]
                         first = u[_NG + b] != 0.0
-                        r1 = select(first, ln[_G1 + b] + 1.0 / s_g, ln[_G1 + b])
-                        r2 = select(first, ln[_G2 + b] + 1.0 / (s_g * s_g), ln[_G2 + b])
+                        inv = 1.0 / u[_SUF + b]
+                        r1 = select(first, ln[_G1 + b] + inv, ln[_G1 + b])
+                        r2 = select(first, ln[_G2 + b] + inv * inv, ln[_G2 + b])
                         ln[_G1 + b] = r1
                         ln[_G2 + b] = r2
-                        c = ln[_XC + b]
+                        ic = ln[_IC + b]
+                        ic3 = ic * ic * ic
                         e = u[_EE + b]
                         v = u[_VAR + b]
-                        u[_OM + b] = (u[_IA + b] - e * r1) * v / c
-                        u[_DE + b] = (e * r1 - e * e * r2) * (math.sqrt(v) / c) * v / (c * c)
+                        u[_OM + b] = (u[_IA + b] - e * r1) * v * ic
+                        u[_DE + b] = (e * r1 - e * e * r2) * math.sqrt(v) * v * ic3
                     continue
                 for b in range(nl):
                     first = u[_NG + b] != 0.0
@@ -857,13 +888,17 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
             s_lo = np.uint64(tpo[t0])
             s_mid = np.uint64(tpo[t0 + 1])
             s_hi = np.uint64(tpo[t0 + 2])
-            if nb > 0 and _any_busy(s_lo, s_hi, player, busy):
+            # claimed and checked in one pass over the seats (a player already in the
+            # batch: the match is released and starts the next batch)
+            mark = np.uint8(nb + 1)
+            am, av, ta = _claim_seats(s_lo, s_mid, player, busy, st, tau2, mark)
+            bm, bv, tb = _claim_seats(s_mid, s_hi, player, busy, st, tau2, mark)
+            if ta or tb:
+                _release_seats(s_lo, s_hi, player, busy, mark)
                 break
             if g + nb + nl < n:
                 t2 = mto[g + nb + nl]
                 _prefetch_seats(tpo[t2], tpo[t2 + 2], player, st, gp)
-            am, av = _claim_team(s_lo, s_mid, player, busy, st, tau2)
-            bm, bv = _claim_team(s_mid, s_hi, player, busy, st, tau2)
             wk[_T_MU0 + nb] = am
             wk[_T_V0 + nb] = av
             wk[_T_MU1 + nb] = bm
@@ -885,11 +920,15 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
                 cs += vb + beta2
                 ma = wk[_T_MU0 + j]
                 mb = wk[_T_MU1 + j]
-                xm = max(max(-math.inf, ma), mb)
                 c = math.sqrt(cs)
                 ic = 1.0 / c
-                ea = exp(max((ma - xm) * ic, MIN_LOG_STRENGTH))
-                eb = exp(max((mb - xm) * ic, MIN_LOG_STRENGTH))
+                # the stronger team's strength is exp(0) = 1 exactly: one exp, of the
+                # weaker's (mu - max mu) / c, as :func:`_lanes` computes it
+                first = ma >= mb
+                e = exp(max((select(first, mb, ma) - select(first, ma, mb)) * ic,
+                            MIN_LOG_STRENGTH))
+                ea = select(first, 1.0, e)
+                eb = select(first, e, 1.0)
                 wk[_T_E0 + j] = ea
                 wk[_T_E1 + j] = eb
                 wk[_T_IC + j] = ic
@@ -900,19 +939,22 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
                 vb = wk[_T_V1 + j]
                 ea = wk[_T_E0 + j]
                 eb = wk[_T_E1 + j]
-                c = wk[_T_C + j]
+                ic = wk[_T_IC + j]
+                ic3 = ic * ic * ic
                 tie = wk[_T_TIE + j] != 0.0
                 suf1 = 0.0 + eb
                 suf0 = suf1 + ea
                 ia = select(tie, 0.5, 1.0)
-                r1 = 0.0 + 1.0 / suf0
-                r2 = 0.0 + 1.0 / (suf0 * suf0)
-                wk[_T_OM0 + j] = (ia - ea * r1) * va / c
-                wk[_T_DE0 + j] = (ea * r1 - ea * ea * r2) * (math.sqrt(va) / c) * va / (c * c)
-                r1 = select(tie, r1, r1 + 1.0 / suf1)
-                r2 = select(tie, r2, r2 + 1.0 / (suf1 * suf1))
-                wk[_T_OM1 + j] = (ia - eb * r1) * vb / c
-                wk[_T_DE1 + j] = (eb * r1 - eb * eb * r2) * (math.sqrt(vb) / c) * vb / (c * c)
+                inv = 1.0 / suf0
+                r1 = 0.0 + inv
+                r2 = 0.0 + inv * inv
+                wk[_T_OM0 + j] = (ia - ea * r1) * va * ic
+                wk[_T_DE0 + j] = (ea * r1 - ea * ea * r2) * math.sqrt(va) * va * ic3
+                inv = 1.0 / suf1
+                r1 = select(tie, r1, r1 + inv)
+                r2 = select(tie, r2, r2 + inv * inv)
+                wk[_T_OM1 + j] = (ia - eb * r1) * vb * ic
+                wk[_T_DE1 + j] = (eb * r1 - eb * eb * r2) * math.sqrt(vb) * vb * ic3
         if not pl:  # Bradley-Terry (full, or partial with window >= 1: the same pair)
             for j in range(nl):
                 vi = wk[_T_V0 + j]
@@ -1101,6 +1143,7 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
             csum += s2[i] + beta2
         c = math.sqrt(csum)
         ic = 1.0 / c
+        ic3 = ic * ic * ic
         if prm.normal and prm.predict:
             tot = 0.0
             for i in range(k):
@@ -1187,12 +1230,13 @@ def _weng_lin_kernel(mto, tpo, player, rank, weight, score, st, pred, pair, gp, 
                 g1 = i + int(a_g)
                 s_g = de[i]
                 f = fg[i]
-                r1 += f / s_g
-                r2 += f / (s_g * s_g)
+                inv = 1.0 / s_g
+                r1 += f * inv
+                r2 += f * (inv * inv)
                 for j in range(i, g1):
                     e = ee[j]
-                    om[j] = (f / a_g - e * r1) * s2[j] / c
-                    de[j] = (e * r1 - e * e * r2) * (math.sqrt(s2[j]) / c) * s2[j] / (c * c)
+                    om[j] = (f / a_g - e * r1) * s2[j] * ic
+                    de[j] = (e * r1 - e * e * r2) * math.sqrt(s2[j]) * s2[j] * ic3
                 i = g1
         else:
             # every pair once, for both teams (each team's terms still summed in the
