@@ -680,16 +680,12 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
     while m < n_matches:
         k = mto[m + 1] - mto[m]
         nb = _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp)
-        # -- gather (unused lanes: a harmless match, never stored) -------------------
-        for b in range(nl):
-            t0 = lane_t0[b]
-            if b >= nb:
-                for i in range(k):
-                    x = i * _BLK + b
-                    wk[x + _MU] = 0.0
-                    wk[x + _V0] = 1.0
-                    wk[x + _RK] = i
-            elif teams:  # the team sums (sigma^2 + tau^2 in _V0)
+        # -- gather (unused lanes repeat lane 0's match: harmless, never stored) ------
+        for b in range(nb, nl):
+            lane_t0[b] = lane_t0[0]
+        if teams:  # the team sums (sigma^2 + tau^2 in _V0)
+            for b in range(nl):
+                t0 = lane_t0[b]
                 for i in range(k):
                     x = i * _BLK + b
                     am, av = _team_sums(np.uint64(tpo[t0 + i]), np.uint64(tpo[t0 + i + 1]),
@@ -697,14 +693,17 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
                     wk[x + _MU] = am
                     wk[x + _V0] = av
                     wk[x + _RK] = rank[t0 + i]
-            else:
-                for i in range(k):
-                    x = i * _BLK + b
-                    p = np.uint64(player[t0 + i])
-                    wk[x + _MU] = st[p + p]
-                    wk[x + _V0] = st[p + p + one]
-                    wk[x + _RK] = rank[t0 + i]
-            if pl:  # rank groups: the first team of each, 1 / its size
+        else:  # (one player a team: seat = team)
+            for i in range(k):
+                u = wk[i * _BLK:]
+                for b in range(nl):
+                    t = np.uint64(lane_t0[b] + i)
+                    p = np.uint64(player[t])
+                    u[_MU + b] = st[p + p]
+                    u[_V0 + b] = st[p + p + one]
+                    u[_RK + b] = rank[t]
+        if pl:  # rank groups: the first team of each, 1 / its size
+            for b in range(nl):
                 tied = False
                 for i in range(1, k):
                     tied |= wk[i * _BLK + _RK + b] == wk[(i - 1) * _BLK + _RK + b]
