@@ -76,6 +76,23 @@ class _GrowingIndex:
         # instead of hashing every name seen so far per chunk)
         self.hashed: NameTable | None = None
         self.lookup: dict[Any, int] = {}
+        # integer names are kept as int64 and handed out in the input's own type (one
+        # type for every chunk's columns, else int64), as reading the input whole does
+        self.int_dtype: np.dtype | None = None
+
+    def _note_type(self, dtype: Any) -> None:
+        """One more integer player column of type ``dtype``."""
+        dtype = np.dtype(dtype)
+        self.int_dtype = dtype if self.int_dtype in (None, dtype) else np.dtype(np.int64)
+
+    def _index(self) -> PlayerIndex:
+        """The players so far (a view of the buffer, or integer names in the input's
+        type)."""
+        names = self.names[:self.n]
+        if self.int_dtype is not None and names.dtype != self.int_dtype:
+            names = (names.view(np.uint64) if self.int_dtype == np.uint64
+                     else names.astype(self.int_dtype))
+        return PlayerIndex(names)
 
     def add(self, local: PlayerIndex, where: str) -> tuple[PlayerIndex, np.ndarray]:
         """Append ``local``'s new names; return the grown index and ``local``'s ids in it."""
@@ -83,6 +100,8 @@ class _GrowingIndex:
         names = local.names
         k = names.shape[0]
         kind = _name_kind(names)
+        if kind == "integer ids":
+            self._note_type(names.dtype)
         if self.names is None:
             self.kind = kind
             self.names = np.empty(max(2 * k, 1024),
@@ -115,7 +134,7 @@ class _GrowingIndex:
         if direct:
             self.table[names[new] - self.lo] = mapping[new]
         self.n += m
-        return PlayerIndex(self.names[:self.n]), mapping
+        return self._index(), mapping
 
     def intern_columns(self, table: Any, first: str, second: str) -> tuple[PlayerIndex,
                                                                            Any] | None:
@@ -137,10 +156,15 @@ class _GrowingIndex:
             if col.null_count or not pa.types.is_integer(col.type) or (
                     pa.types.is_uint64(col.type)):
                 return None
-            cols.append(np.ascontiguousarray(col.to_numpy(), dtype=np.int64))
+            cols.append(col.to_numpy())
         rows = cols[0].shape[0]
         if rows == 0:
             return None
+        for c in cols:
+            self._note_type(c.dtype)
+        cols = [np.ascontiguousarray(c, dtype=np.int64) for c in cols]
+        for c in cols:  # (one kernel signature: Arrow's own int64 buffers are read-only,
+            c.flags.writeable = False  # a widened copy would not be)
         lohi = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64)
         for c in cols:
             _intern.value_range(c, lohi, np.uint64(2**64 - 1))
@@ -159,7 +183,7 @@ class _GrowingIndex:
         self.n = int(count[0])
         for name, ids in zip((first, second), outs):
             table = table.set_column(table.column_names.index(name), name, pa.array(ids))
-        return PlayerIndex(self.names[:self.n]), table
+        return self._index(), table
 
     def _room(self, size: int) -> None:
         """Grow the names' buffer (doubling) to hold at least ``size`` names."""

@@ -365,8 +365,6 @@ def test_integer_ids_go_straight_into_the_global_index_with_the_same_ids(tmp_pat
     ids = np.arange(5000, 5200)
     if case == "negative int32":
         ids = np.arange(-100, 100)
-    # (int32 columns: the chunked run's names come out int64, the in-memory run keeps
-    # int32; the values are the same, so the test reads them as int64 here)
     table = _int_table(2000, ids, 1, np.int32 if case == "negative int32" else np.int64)
     if case.startswith("sparse"):  # one far id: too sparse for a direct table from there
         col = table.column("white").to_numpy().copy()
@@ -377,8 +375,43 @@ def test_integer_ids_go_straight_into_the_global_index_with_the_same_ids(tmp_pat
     full = SystemSpec.parse("glicko2").rate(fastrate.read_games(path, period="season"))
     got = streaming.rate_chunks(path, "glicko2", chunk_rows=chunk_rows, period="season")
     assert got.players.names.tolist() == full.players.names.tolist()
+    assert got.players.names.dtype == full.players.names.dtype
     for name, col in full.columns().items():
         assert col.tolist() == got.columns()[name].tolist(), name
+
+
+@pytest.mark.parametrize("types", [("int16", "int16"), ("uint32", "uint32"),
+                                   ("uint64", "uint64"), ("int32", "int64")])
+@pytest.mark.parametrize("chunk_rows", [90, 100_000])
+def test_chunked_player_names_keep_the_inputs_integer_type(tmp_path, types, chunk_rows):
+    """The players' integer type is the input's, as read whole (one type for both
+    columns, else int64), whether the chunk's ids go into the direct table or the
+    general path; uint64 ids above 2^63 stay themselves (they once came out as negative
+    int64) and the written Parquet column has the same type."""
+    ids = np.arange(40, 240, dtype=np.uint64)
+    if types[0] == "uint64":
+        ids = ids * np.uint64(7919) + np.uint64(2**63)
+    table = _int_table(900, ids, 3, np.uint64)
+    table = table.set_column(0, "white", table.column("white").cast(types[0]))
+    table = table.set_column(1, "black", table.column("black").cast(types[1]))
+    path = tmp_path / "ints.parquet"
+    pq.write_table(table, path, row_group_size=100)
+    full = fastrate.elo.rate(fastrate.read_games(path, period="season"))
+    got = streaming.rate_chunks(path, "elo", chunk_rows=chunk_rows, period="season")
+    assert got.players.names.dtype == full.players.names.dtype
+    assert got.players.names.dtype == (np.dtype(types[0]) if types[0] == types[1]
+                                       else np.dtype(np.int64))
+    assert got.players.names.tolist() == full.players.names.tolist()
+    assert set(got.players.names.tolist()) == set(ids.tolist())
+    np.testing.assert_array_equal(got.rating, full.rating)
+    outs = []
+    for extra in ([], ["--chunk-rows", chunk_rows]):
+        out = tmp_path / f"r{len(extra)}.parquet"
+        r = _cli("rate", path, "--period", "season", "-o", out, *extra)
+        assert r.exit_code == 0, r.output
+        outs.append(pq.read_table(out))
+    assert outs[0].schema.field("player").type == outs[1].schema.field("player").type
+    assert outs[0].equals(outs[1])
 
 
 def test_a_missing_integer_id_in_a_later_chunk_is_named_as_in_memory(tmp_path):
