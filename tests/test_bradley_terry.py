@@ -627,3 +627,81 @@ def test_cli_gaussian_prior_and_virtual_games(tmp_path):
     assert out.exit_code == 0, out.output
     bad = CliRunner().invoke(main, ["batch", str(path), "--virtual", "a,b,1"])
     assert bad.exit_code != 0 and "--virtual must be PLAYER,OPPONENT" in bad.output
+
+
+# ----------------------------------------------------------------------------------
+# the TCEC archive: real engine games, a large White advantage, many draws, and groups
+# of engines that never met
+
+
+TCEC = Path(__file__).resolve().parents[2] / "shared" / "data" / "chess_tcec"
+
+
+def _tcec():
+    path = TCEC / "tcec_standard.pgn.gz"
+    if not path.exists():
+        pytest.skip(f"TCEC data not found at {path}")
+    return fastrate.read_pgn(path)
+
+
+def test_tcec_connectivity_report():
+    """1,865 engines in 76 groups that never met (the largest 1,635 engines); 340 are
+    outside the largest strongly connected component of the 'scored against' graph, so
+    the maximum-likelihood fit is refused, naming them, and with a prior the 230 that
+    never met the main group still are."""
+    g = _tcec()
+    met = bt._pair_components(g.n_players, bt.add_prior(bt.condense(g), g.n_players, 1.0))
+    assert np.unique(met).size == 76 and np.bincount(met).max() == 1635
+    with pytest.raises(InputError, match="340 of 1865 players are outside the largest"):
+        fit(g, BTConfig(model="bayeselo", advantage="fit"))
+    with pytest.raises(InputError, match="230 of 1865 players .*never met the rest"):
+        fit(g, BTConfig(model="bayeselo", advantage="fit", prior=2.0))
+    kept, left_out = bt.largest_component(g)
+    assert (kept.n_players, kept.n_games, left_out.size) == (1525, 19142, 340)
+
+
+def test_tcec_bayeselo_fit_with_advantage_and_drawelo_reaches_the_maximum():
+    """The BayesElo model with advantage and drawelo fitted on the largest component: it
+    converges (uncapped Newton steps once threw a two-game engine 2,241 then 43,473 Elo
+    into the logistic's flat tail and stopped), to the limit of the fits with a
+    vanishing prior, and no small move of the ratings, the advantage or drawelo raises
+    the games' log-likelihood (the slow reference formula, game by game)."""
+    kept, _ = bt.largest_component(_tcec())
+    config = BTConfig(model="bayeselo", advantage="fit", drawelo="fit")
+    r = fit(kept, config)
+    assert r.converged
+    assert r.advantage == pytest.approx(127.08, abs=0.01)
+    assert r.drawelo == pytest.approx(328.82, abs=0.01)
+    tiny_prior = fit(kept, BTConfig(model="bayeselo", advantage="fit", drawelo="fit",
+                                    prior=1e-6))
+    assert np.abs(tiny_prior.rating - r.rating).max() < 0.01
+    args = (kept.white.tolist(), kept.black.tolist(), kept.score.tolist())
+    best = game_log_likelihood("bayeselo", r.rating.tolist(), r.advantage, r.drawelo, *args)
+    assert best == pytest.approx(r.log_likelihood, rel=1e-9)
+    rng = np.random.default_rng(12)
+    moves = [(rng.standard_normal(kept.n_players), 0.0, 0.0) for _ in range(4)]
+    moves += [(np.zeros(kept.n_players), d, 0.0) for d in (-1.0, 1.0)]
+    moves += [(np.zeros(kept.n_players), 0.0, d) for d in (-1.0, 1.0)]
+    for dr, da, dd in moves:
+        dr = dr / max(np.abs(dr).max(), 1e-300)
+        moved = game_log_likelihood("bayeselo", (r.rating + dr).tolist(), r.advantage + da,
+                                    r.drawelo + dd, *args)
+        assert moved < best
+
+
+def test_batch_cli_warns_and_skips_the_errors_of_a_fit_that_did_not_converge(monkeypatch):
+    """Without the step cap the TCEC fit above stops unconverged: the CLI says so on
+    stderr and prints no standard errors or LOS for ratings that are not the maximum."""
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    if not (TCEC / "tcec_standard.pgn.gz").exists():
+        pytest.skip("TCEC data not found")
+    monkeypatch.setattr(bt, "MAX_STEP_ELO", math.inf)
+    r = CliRunner().invoke(main, ["batch", str(TCEC / "tcec_standard.pgn.gz"), "--model",
+                                  "bayeselo", "--advantage", "fit", "--largest-component",
+                                  "--los", "5", "--top", "3"])
+    assert r.exit_code == 0, r.output
+    assert "fastrate: warning: the bayeselo fit did NOT converge" in r.output
+    assert "likelihood of superiority (%)" not in r.output and "±" not in r.output

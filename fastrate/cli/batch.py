@@ -142,6 +142,13 @@ def batch_command(file, example, model, advantage, drawelo, prior, anchor, large
         result = bt.fit(games, config)
         bar.step()
         se = None
+        if not result.converged:  # (errors and LOS describe the maximum: not this)
+            click.echo(f"fastrate: warning: the {model} fit did NOT converge in "
+                       f"{result.n_newton} Newton steps, so its ratings are not the "
+                       "maximum of the likelihood; no standard errors or likelihood of "
+                       "superiority (a --prior or --gaussian-prior, or "
+                       "--largest-component, makes the maximum exist)", err=True)
+            errors, los_top = "none", 0
         if errors == "auto":
             errors = "exact"
             if len(result.players) > AUTO_EXACT:
