@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -13,9 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import weng_lin as ref
 
+import fastrate
 from fastrate import systems
 from fastrate.data import Matches
-from fastrate.errors import ConfigError, InputError, InputTypeError
+from fastrate.errors import ConfigError, FastrateWarning, InputError, InputTypeError
 from fastrate.ratings import weng_lin as wl
 from fastrate.ratings.weng_lin import MODELS, WengLinConfig
 
@@ -709,3 +711,54 @@ def test_rating_is_conservative_and_state_continues():
     with pytest.raises(InputError, match="sigma"):
         wl.rate(_matches([_match([["a"], ["c"]], ranks=[1, 2])]),
                 initial=_init({"a": (1.0, 0.0)}))
+
+
+# ----------------------------------------------------------------------------------
+# diverging ratings are reported
+
+
+def test_diverged_ratings_warn_past_a_thousand_sigmas():
+    """The check itself: a mu more than DIVERGED_SIGMAS x max(sigma, beta, tau) from its
+    start (or not finite) warns, naming the model and the field size; one just inside
+    does not."""
+    m = Matches.from_arrays([0, 0, 0], None, ["a", "b", "c"], rank=[1, 2, 3])
+    config = WengLinConfig(model="thurstone_mosteller_full")
+    limit = wl.DIVERGED_SIGMAS * config.sigma
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wl._warn_if_diverged(np.array([config.mu + limit, config.mu]), config.mu, config, m)
+    for bad in (config.mu + limit * 1.001, math.nan):
+        with pytest.warns(FastrateWarning, match=r"thurstone_mosteller_full: the ratings "
+                          r"diverged.* up to 3 teams \(full pairing"):
+            wl._warn_if_diverged(np.array([bad, config.mu]), config.mu, config, m)
+    wide = WengLinConfig(tau=10.0)  # (tau adds uncertainty: a wider scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wl._warn_if_diverged(np.array([wide.mu + 1.1 * limit]), wide.mu, wide, m)
+
+
+def test_thurstone_mosteller_full_diverges_on_formula_1_as_openskill_does(shared_data):
+    """Full pairing in fields of up to 42 cars: every pair counted as a whole comparison
+    overshoots, and the ratings grow without bound (openskill's own
+    ThurstoneMostellerFull reaches the same mu = 4.2e8 for the leader): rate() warns,
+    and the command line says so in one line; Plackett-Luce stays put."""
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    path = shared_data / "f1_race_results" / "results.csv.gz"
+    m = fastrate.read_matches(path, unranked="drop")
+    with pytest.warns(FastrateWarning, match="thurstone_mosteller_full: the ratings diverged"):
+        r = wl.rate(m, WengLinConfig(model="thurstone_mosteller_full"))
+    assert r.state["mu"].max() > 1e8
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl = wl.rate(m, WengLinConfig(model="plackett_luce"))
+    assert np.abs(pl.state["mu"] - 25.0).max() < 100.0
+    out = CliRunner().invoke(main, ["rate", str(path), "--system",
+                                    "weng-lin:model=thurstone_mosteller_full", "--unranked",
+                                    "drop", "--top", "1"])
+    assert out.exit_code == 0, out.output
+    lines = [x for x in out.output.splitlines() if x.startswith("fastrate: warning:")]
+    assert len(lines) == 1 and "the ratings diverged" in lines[0]
+    assert "FastrateWarning" not in out.output

@@ -60,6 +60,22 @@ def _restore_sigterm(previous: dict | None) -> None:
         signal.signal(getattr(signal, sig), handler)
 
 
+def _fastrate_warning() -> type:
+    from fastrate.errors import FastrateWarning
+
+    return FastrateWarning
+
+
+def _show_warning(other, message, category, filename, lineno, file=None, line=None
+                  ) -> None:
+    """A :class:`~fastrate.errors.FastrateWarning` as one ``fastrate: warning:`` line on
+    stderr; any other warning as ``other`` (the ``showwarning`` before) shows it."""
+    if issubclass(category, _fastrate_warning()):
+        click.echo(f"fastrate: warning: {' '.join(str(message).split())}", err=True)
+    else:
+        other(message, category, filename, lineno, file, line)
+
+
 class _Group(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
@@ -89,8 +105,14 @@ class _Group(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: click.Context):
+        import warnings
+        from functools import partial
+
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # fastrate's own warnings: one line each
+                warnings.simplefilter("default", _fastrate_warning())
+                warnings.showwarning = partial(_show_warning, warnings.showwarning)
+                return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except _Terminated as exc:

@@ -187,8 +187,9 @@ class Matches:
             if unranked == "error":
                 raise InputError(f"column '{src.column(rank_arg)}' must hold a number in "
                                  f"every row; found a missing value at {src.where(first)}; "
-                                 "drop or fill those rows, or pass unranked='last' (unranked "
-                                 "teams tie last) or unranked='drop'")
+                                 "drop or fill those rows, or pass unranked='last' "
+                                 "(--unranked last: unranked teams tie last) or "
+                                 "unranked='drop' (--unranked drop)")
             if unranked == "drop":
                 keep = require(np.flatnonzero(~missing), np.int64)
                 dropped = ((f"no {src.column(rank_arg)}", int(missing.sum()),

@@ -1504,6 +1504,39 @@ def expected_score(mu_a: Any, sigma_a: Any, mu_b: Any, sigma_b: Any,
     return 1.0 / (1.0 + np.exp(-d / c))
 
 
+#: a rating this many sigmas (or betas, taus) from its start has diverged
+#: (see _warn_if_diverged)
+DIVERGED_SIGMAS = 1000.0
+
+
+def _warn_if_diverged(mu: np.ndarray, start: Any, config: WengLinConfig,
+                      matches: Any) -> None:
+    """A :class:`~fastrate.errors.FastrateWarning` when some ``mu`` ended more than
+    DIVERGED_SIGMAS times the largest of the starting sigma, beta and tau from where it
+    started (or is not finite). The full
+    pairing models count every pair of a match as a whole comparison, so in large fields
+    one surprise moves a player by the sum over dozens of pairs, the next race overshoots
+    further, and the ratings grow without bound: Thurstone-Mosteller full on the Formula
+    1 results (up to 34 cars a race) reaches mu = 4e8, exactly as openskill does."""
+    if mu.shape[0] == 0:
+        return
+    moved = float(np.max(np.abs(mu - start)))
+    scale = max(config.sigma, config.beta, config.tau)  # (tau: the added uncertainty)
+    if moved <= DIVERGED_SIGMAS * scale:
+        return
+    import warnings
+
+    from fastrate.errors import FastrateWarning
+
+    k = int(np.max(np.diff(matches.match_team_offsets))) if matches.n_matches else 0
+    hint = (" (full pairing counts every pair of a match as a whole comparison, which "
+            "overshoots in large fields: use the partial-pairing model or plackett_luce)"
+            if config.model.endswith("_full") else "")
+    warnings.warn(f"weng_lin {config.model}: the ratings diverged, a mu moved by {moved:.3g} "
+                  f"(sigma {config.sigma:g}) over matches of up to {k} teams{hint}",
+                  FastrateWarning, stacklevel=3)
+
+
 def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None,
          predictions: bool = True) -> Ratings:
     """Weng-Lin ratings of ``data`` (:class:`fastrate.Matches`, or two-player
@@ -1579,6 +1612,7 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
                          st, pred, pair, games_played, prm)
     mu, sigma, rating, var = np.empty((4, n))
     _unpack_state(st, float(config.conservative_k), mu, sigma, rating, var)
+    _warn_if_diverged(mu, mu0 if mu0.shape[0] else float(config.mu), config, matches)
     return Ratings("weng_lin", matches.players, rating, games_played,
                    pred if predictions else None, config,
                    state={"rating": rating, "mu": mu, "sigma": sigma,
