@@ -221,6 +221,14 @@ def test_cli_refuses_what_cannot_go_in_chunks(files, tmp_path):
     r = _cli("evaluate", files["parquet"], "--chunk-rows", 10, "-s", "bradley_terry",
              "--period", "season")
     assert r.exit_code == 1 and "bradley_terry cannot rate in chunks" in r.output
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 1-0\n\n'
+                   '[White "b"]\n[Black "a"]\n[Result "1/2-1/2"]\n\n1. e4 1/2-1/2\n')
+    r = _cli("rate", pgn, "--chunk-rows", 1)  # (once: "cannot tell the format")
+    assert r.exit_code == 1
+    assert r.output.strip() == ("fastrate: error: --chunk-rows: a PGN file is read whole "
+                                "(chunks take CSV, Parquet and JSON); drop --chunk-rows")
+    assert _cli("rate", pgn).exit_code == 0
 
 
 # ----------------------------------------------------------------------------------

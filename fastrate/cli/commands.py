@@ -121,6 +121,8 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
                     for s in specs if s.system.batch or s.system.data == "boards"
                     or (s.system.data == "matches" and not matches_ok)), None)
     blocked = blocked or (f"{needs_whole} needs the whole input" if needs_whole else None)
+    if not many and str(file).lower().removesuffix(".gz").endswith(".pgn"):
+        blocked = blocked or "a PGN file is read whole (chunks take CSV, Parquet and JSON)"
     if chunk_rows is None:
         if not many:
             p = Path(file)
