@@ -720,21 +720,28 @@ def test_rating_is_conservative_and_state_continues():
 def test_diverged_ratings_warn_past_a_thousand_sigmas():
     """The check itself: a mu more than DIVERGED_SIGMAS x max(sigma, beta, tau) from its
     start (or not finite) warns, naming the model and the field size; one just inside
-    does not."""
+    does not. (rate() runs it for Thurstone-Mosteller with more than two teams: the
+    logistic models' steps are bounded.)"""
     m = Matches.from_arrays([0, 0, 0], None, ["a", "b", "c"], rank=[1, 2, 3])
     config = WengLinConfig(model="thurstone_mosteller_full")
     limit = wl.DIVERGED_SIGMAS * config.sigma
+
+    def check(mu, start, cfg):
+        wl._warn_if_diverged(np.array(mu), start, cfg, m)
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        wl._warn_if_diverged(np.array([config.mu + limit, config.mu]), config.mu, config, m)
-    for bad in (config.mu + limit * 1.001, math.nan):
-        with pytest.warns(FastrateWarning, match=r"thurstone_mosteller_full: the ratings "
-                          r"diverged.* up to 3 teams \(full pairing"):
-            wl._warn_if_diverged(np.array([bad, config.mu]), config.mu, config, m)
-    wide = WengLinConfig(tau=10.0)  # (tau adds uncertainty: a wider scale)
+        check([config.mu + limit, config.mu - limit], config.mu, config)
+        check([config.mu + limit, config.mu], np.array([config.mu, config.mu]), config)
+    for bad in (config.mu + limit * 1.001, config.mu - limit * 1.001, math.nan, math.inf):
+        for start in (config.mu, np.array([config.mu, config.mu])):
+            with pytest.warns(FastrateWarning, match=r"thurstone_mosteller_full: the "
+                              r"ratings diverged.* up to 3 teams \(full pairing"):
+                check([config.mu, bad], start, config)
+    wide = WengLinConfig(model="thurstone_mosteller_full", tau=10.0)  # (a wider scale)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        wl._warn_if_diverged(np.array([wide.mu + 1.1 * limit]), wide.mu, wide, m)
+        check([wide.mu + 1.1 * limit], wide.mu, wide)
 
 
 def test_thurstone_mosteller_full_diverges_on_formula_1_as_openskill_does(shared_data):
