@@ -311,6 +311,25 @@ def test_a_weight_zero_player_changes_nothing(case):
     assert got[0][:-1] == base[0] and got[1:] == base[1:]
 
 
+def test_a_weight_zero_teammate_keeps_a_1v1_to_the_bit():
+    """A 1v1 with a weight-0 teammate added is the 1v1 itself, to the bit, by rate_match
+    and by rate() (hypothesis found the teammate moving it off the 1v1 path: 0.1457...81
+    became 0.1457...808)."""
+    base = rate_match([[(0.0, 1.0)], [(0.0, 1.0)]], [0, 1])
+    got = rate_match([[(0.0, 1.0), (7.0, 3.0)], [(0.0, 1.0)]], [0, 1], [[1.0, 0.0], [1.0]])
+    assert got[0] == [base[0][0], (7.0, 3.0)] and got[1] == base[1]
+    m = Matches.from_arrays(match=[1, 1, 1, 2, 2], team=[1, 1, 2, 1, 2],
+                            player=["a", "g", "b", "a", "b"], rank=[1, 1, 2, 2, 1],
+                            weight=[1.0, 0.0, 1.0, 1.0, 1.0])
+    plain = Matches.from_arrays(match=[1, 1, 2, 2], team=[1, 2, 1, 2],
+                                player=["a", "b", "a", "b"], rank=[1, 2, 2, 1])
+    with_ghost, alone = trueskill.rate(m), trueskill.rate(plain)
+    for p in "ab":
+        assert with_ghost[p] == alone[p]
+    np.testing.assert_array_equal(with_ghost.predictions, alone.predictions)
+    assert with_ghost.games_played[with_ghost.players.id_of("g")] == 0
+
+
 def test_weight_zero_through_rate_is_unchanged_and_uncounted():
     m = Matches.from_arrays(match=[1, 1, 1], team=[1, 2, 2], player=["a", "b", "c"],
                             rank=[1, 2, 2], weight=[1.0, 0.0, 1.0])

@@ -919,9 +919,13 @@ def rate_match(teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[A
         if not (ws[team_of == k] > 0.0).any():
             raise InputError(f"team {k} has no player of weight > 0")
     order = np.argsort(r, kind="stable")
-    sizes = np.bincount(team_of, minlength=n_t)[order]
+    # weight-0 players are left out of the match (so they change nothing, to the bit:
+    # a 1v1 with a weight-0 teammate is the 1v1)
+    active = ws > 0.0
+    sizes = np.bincount(team_of[active], minlength=n_t)[order]
     tpo = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    seats = np.concatenate([np.flatnonzero(team_of == k) for k in order]).astype(np.int64)
+    seats = np.concatenate([np.flatnonzero((team_of == k) & active)
+                            for k in order]).astype(np.int64)
     rank = np.searchsorted(np.sort(r), r[order], side="left").astype(np.int64)
     _check_ties(rank, np.array([0, n_t], np.int64), config)
     mu = np.ascontiguousarray(flat[:, 0])
@@ -936,6 +940,19 @@ def rate_match(teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[A
         idx = np.flatnonzero(team_of == k)
         out.append([(float(mu[i]), float(sigma[i])) for i in idx])
     return out
+
+
+def _active_seats(matches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(team_player_offsets, player, weight)`` of the seats of weight > 0: a weight-0
+    player is left out of his match (not counted, unchanged), so that he changes nothing
+    to the bit (with him, a 1v1 would otherwise leave the 1v1 path)."""
+    weight = matches.weight_or_one()
+    if matches.weight is None or bool((weight > 0.0).all()):
+        return matches.team_player_offsets, matches.player, weight
+    keep = weight > 0.0
+    tpo = np.zeros(matches.n_teams + 1, dtype=np.int64)
+    np.cumsum(np.bincount(matches.seat_team()[keep], minlength=matches.n_teams), out=tpo[1:])
+    return tpo, np.ascontiguousarray(matches.player[keep]), np.ascontiguousarray(weight[keep])
 
 
 def _check_ties(rank: np.ndarray, mto: np.ndarray, config: TrueSkillConfig) -> None:
@@ -977,9 +994,9 @@ def rate(data: Any, config: TrueSkillConfig = TrueSkillConfig(), initial: Any = 
     pair_pred = np.empty(int(matches.pair_offsets()[-1]) if predictions else 0,
                          dtype=np.float64)
     unconverged = np.zeros(matches.n_matches, dtype=np.int8)
-    _trueskill_kernel(matches.match_team_offsets, matches.team_player_offsets, matches.player,
-                      matches.rank, matches.weight_or_one(), mu, sigma, games,
-                      _params(config, predictions), pred, pair_pred, unconverged)
+    tpo, player, weight = _active_seats(matches)
+    _trueskill_kernel(matches.match_team_offsets, tpo, player, matches.rank, weight, mu, sigma,
+                      games, _params(config, predictions), pred, pair_pred, unconverged)
     rating = mu - float(config.conservative_k) * sigma
     return Ratings("trueskill", matches.players, rating, games,
                    pred if predictions else None, config,
