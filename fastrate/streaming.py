@@ -62,7 +62,8 @@ def _name_kind(names: np.ndarray) -> str:
 
 class _GrowingIndex:
     """The players seen so far, in order of first appearance, in one append-only buffer
-    (so that every chunk's :class:`PlayerIndex` is a view that extends the last)."""
+    (so that every chunk's :class:`PlayerIndex` is a view that extends the last; integer
+    names narrower than int64 are handed out as a copy in their own type)."""
 
     def __init__(self) -> None:
         self.names: np.ndarray | None = None
