@@ -82,6 +82,31 @@ def test_crlf_bom_and_gzip_read_the_same(tmp_path):
     assert table(read_pgn(p)) == want
 
 
+@pytest.mark.parametrize("codec,suffix", [("zstd", ".zst"), ("bz2", ".bz2"), ("lz4", ".lz4")])
+def test_zstd_bzip2_and_lz4_read_the_same(tmp_path, codec, suffix):
+    """lichess publishes its games as .pgn.zst: the codecs Arrow has, told by the first
+    bytes (named or not), read as the plain file; the command line takes the name as
+    PGN; a damaged stream is a one-line error naming the file."""
+    import pyarrow as pa
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    want = table(read_pgn(write(tmp_path, GOOD)))
+    for name in (f"games.pgn{suffix}", f"unnamed{suffix}.pgn"):
+        with pa.output_stream(str(tmp_path / name), compression=codec) as out:
+            out.write(GOOD.encode())
+        assert table(read_pgn(tmp_path / name)) == want
+    r = CliRunner().invoke(main, ["rate", str(tmp_path / f"games.pgn{suffix}"), "--top", "2"])
+    assert r.exit_code == 0, r.output
+    plain = CliRunner().invoke(main, ["rate", str(tmp_path / "games.pgn"), "--top", "2"])
+    assert r.output.replace(f"games.pgn{suffix}", "games.pgn") == plain.output
+    bad = tmp_path / f"bad.pgn{suffix}"
+    bad.write_bytes((tmp_path / f"games.pgn{suffix}").read_bytes()[:12])
+    with pytest.raises(InputError, match=f"cannot read .*bad.pgn{suffix}"):
+        read_pgn(bad)
+
+
 BAD = """[White "A"]
 [Black "B"]
 [Result "*"]

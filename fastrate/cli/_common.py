@@ -347,6 +347,7 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
     """The games (or, ``matches=True``, the long-format matches) of FILE or --example."""
     from fastrate.datasets import load_example
     from fastrate.errors import InputError
+    from fastrate.io.pgn_games import is_pgn, read_pgn
     from fastrate.io.tables import read_games
 
     columns = split_columns(columns, matches)
@@ -364,9 +365,7 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
         from fastrate.io.matches import read_matches
 
         games = read_matches(file, format=fmt, **columns)
-    elif str(file).lower().removesuffix(".gz").endswith(".pgn"):
-        from fastrate.io.pgn_games import read_pgn
-
+    elif is_pgn(file):
         if "encoding" in columns:
             raise InputError("--encoding: not an option for a PGN file, which is read as "
                              "UTF-8, a name that is not UTF-8 as Latin-1; drop --encoding")

@@ -113,6 +113,8 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
 
     from fastrate.errors import ConfigError, InputError
     from fastrate.io.chunks import CHUNK_ROWS, STREAM_MIN_BYTES, is_many
+    from fastrate.io.pgn_games import is_pgn
+    from fastrate.io.tables import without_compression
 
     if example is not None or file is None or chunk_rows == 0:
         return None
@@ -121,13 +123,13 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
                     for s in specs if s.system.batch or s.system.data == "boards"
                     or (s.system.data == "matches" and not matches_ok)), None)
     blocked = blocked or (f"{needs_whole} needs the whole input" if needs_whole else None)
-    if not many and str(file).lower().removesuffix(".gz").endswith(".pgn"):
+    if not many and is_pgn(file):
         blocked = blocked or "a PGN file is read whole (chunks take CSV, Parquet and JSON)"
     if chunk_rows is None:
         if not many:
             p = Path(file)
             name = p.name.lower()
-            if (not p.exists() or name.removesuffix(".gz").endswith((".pgn", ".json"))
+            if (not p.exists() or without_compression(name).endswith((".pgn", ".json"))
                     or p.stat().st_size < STREAM_MIN_BYTES):
                 return None
         if blocked is not None:

@@ -388,14 +388,26 @@ REASONS = (
 )
 
 
+def is_pgn(path: str | os.PathLike) -> bool:
+    """Whether the file's name says PGN: ``.pgn``, also compressed (``games.pgn.zst``)."""
+    from fastrate.io.tables import without_compression
+
+    return without_compression(path).endswith(".pgn")
+
+
 def _read_bytes(path: Path) -> np.ndarray:
-    """The file's bytes (gunzipped for ``.gz`` or gzip magic) as a writable uint8 array."""
+    """The file's bytes (decompressed when its first bytes say gzip, bzip2, zstd or lz4
+    frame: lichess's archives are ``.pgn.zst``) as a writable uint8 array."""
+    from fastrate.io.tables import compression_of
+
     try:
         with open(path, "rb") as f:
-            head = f.read(2)
+            head = f.read(4)
             f.seek(0)
-            if head == b"\x1f\x8b":
-                data = gzip.decompress(f.read())
+            codec = compression_of(path) if head[:2] != b"\x1f\x8b" else "gzip"
+            if codec is not None:
+                data = gzip.decompress(f.read()) if codec == "gzip" else _decompressed(
+                    path, codec)
                 arr = np.empty(len(data), dtype=np.uint8)
                 arr[:] = np.frombuffer(data, dtype=np.uint8)
                 return arr
@@ -407,6 +419,17 @@ def _read_bytes(path: Path) -> np.ndarray:
         raise InputError(f"no such file: {path}") from None
     except (gzip.BadGzipFile, EOFError, OSError) as e:
         raise InputError(f"cannot read {path}: {e}") from None
+
+
+def _decompressed(path: Path, codec: str) -> bytes:
+    """The content of a bzip2, zstd or lz4-frame file (Arrow's codecs)."""
+    import pyarrow as pa
+
+    try:
+        with pa.input_stream(str(path), compression=codec) as stream:
+            return stream.read()
+    except (pa.ArrowInvalid, pa.ArrowIOError) as e:
+        raise InputError(f"cannot read {path} as {codec}: {e}") from None
 
 
 def _scan(buf: np.ndarray) -> np.ndarray:
@@ -582,7 +605,8 @@ def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
              names: Mapping[str, str] | str | os.PathLike | None = None,
              date: bool = False, period: str | float | None = None,
              drop_self_play: bool = False):
-    """Read chess games from PGN files (plain or ``.gz``) as :class:`fastrate.Games`.
+    """Read chess games from PGN files (plain, or compressed with gzip, zstd, bzip2 or
+    lz4 frame: told by the first bytes) as :class:`fastrate.Games`.
 
     Parameters
     ----------

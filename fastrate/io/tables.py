@@ -35,6 +35,16 @@ FORMATS = ("csv", "parquet", "json")
 # tables in
 
 
+def without_compression(path: str | os.PathLike) -> str:
+    """The file's name in lower case without a compression suffix (``.gz``, ``.bz2``,
+    ``.zst``, ``.lz4``): ``games.PGN.zst`` -> ``games.pgn``."""
+    name = str(path).lower()
+    for suffix in _COMPRESSION:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
 def format_of(path: str | os.PathLike, fmt: str | None, output: bool = False) -> str:
     """The format of a file: ``fmt`` when given, else from its name (``.csv``,
     ``.parquet``, ``.json`` and their compressed forms), else CSV for a device or pipe.
@@ -44,10 +54,7 @@ def format_of(path: str | os.PathLike, fmt: str | None, output: bool = False) ->
         if fmt not in FORMATS:
             raise InputError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
         return fmt
-    name = str(path).lower()
-    for suffix in (".gz", ".bz2", ".zst", ".lz4"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
+    name = without_compression(path)
     for ext, f in ((".csv", "csv"), (".tsv", "csv"), (".txt", "csv"), (".parquet", "parquet"),
                    (".pq", "parquet"), (".json", "json"), (".jsonl", "json"),
                    (".ndjson", "json")):
