@@ -1859,7 +1859,8 @@ def bootstrap(result: BTResult, games: Games | None = None, samples: int = 100,
     workers = max(1, min(int(workers), samples))
     if workers <= 1:
         fits = [one(k) for k in range(samples)]
-    else:
+    else:  # (a pool of its own: each sample's fit waits on the shared kernel pool,
+        # fastrate._threads, and a task there must not wait on that pool itself)
         with ThreadPoolExecutor(max_workers=workers) as pool:
             fits = list(pool.map(one, range(samples)))
     kept = [f for f in fits if f is not None]
