@@ -21,6 +21,8 @@ times both forms on the full workloads.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -123,9 +125,9 @@ def cpu_time_ratios(shapes=SHAPES, n=PEER_MATCHES[True]):
         m = _subsample(matches_workload(shape, scale=1.0), n)
         trueskill.rate(m, CONFIG, predictions=False)
         trueskill.rate(m, CONFIG)
-        peer = _cpu_best(lambda: _package_run(ts, m), 1)
-        final = _cpu_best(lambda: trueskill.rate(m, CONFIG, predictions=False), 30)
-        full = _cpu_best(lambda: trueskill.rate(m, CONFIG), 30)
+        peer = _cpu_best(partial(_package_run, ts, m), 1)
+        final = _cpu_best(partial(trueskill.rate, m, CONFIG, predictions=False), 30)
+        full = _cpu_best(partial(trueskill.rate, m, CONFIG), 30)
         print(f"{shape:5s} trueskill {m.n_matches / peer:9.0f}/s  final-only "
               f"{peer / final:7.0f}x  with predictions {peer / full:7.0f}x", flush=True)
 

@@ -20,6 +20,8 @@ in matches per second; ``bench_weng_lin_fastrate`` times both forms
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -160,9 +162,9 @@ def cpu_time_ratios(shapes=SHAPES, models=MODELS, n=PEER_MATCHES["large"]):
             config = _config(model)
             _rate(m, config, False)
             _rate(m, config)
-            peer = _cpu_best(lambda: openskill_rate(m, classes[model]), 2)
-            final = _cpu_best(lambda: _rate(m, config, False), 50)
-            full = _cpu_best(lambda: _rate(m, config), 50)
+            peer = _cpu_best(partial(openskill_rate, m, classes[model]), 2)
+            final = _cpu_best(partial(_rate, m, config, False), 50)
+            full = _cpu_best(partial(_rate, m, config), 50)
             print(f"{shape:5s} {model:25s} openskill {m.n_matches / peer:9.0f}/s  "
                   f"final-only {peer / final:7.0f}x  with predictions {peer / full:7.0f}x",
                   flush=True)

@@ -70,7 +70,6 @@ def test_a_forked_child_makes_its_own_pool():
     """The parent's pool threads do not exist in a forked child: it must not submit to
     that pool (it would wait for ever), but make its own."""
     import multiprocessing as mp
-
     import time
 
     # the parent's pool with every one of its threads started (busy at once)

@@ -376,21 +376,23 @@ class _IntEncoder:
         rows = [tuple(p[plan.cuts[t]:plan.cuts[t + 1]] for p in parts)
                 for t in range(plan.threads)]
         shift = np.uint64(64 - plan.bits)
-        # the hashes are dead once numbered, before the ids are written
-        hashes = scratch if scratch is not None and scratch.shape[0] == plan.total \
-            else np.empty(plan.total, dtype=np.int64)
+        # the hashes are dead once numbered, before the ids are written (held in a dict
+        # the steps read, emptied after them: the memory goes before the next step)
+        tmp = {"hashes": scratch if scratch is not None and scratch.shape[0] == plan.total
+               else np.empty(plan.total, dtype=np.int64)}
         dhash, _, gid = _radix_ids(
             plan, 2, [np.int64],
             count=lambda t, counts: _intern.partition_counts(pres[t], rows[t], shift, counts),
             scatter=lambda t, cursor, codes: _intern.partition_scatter(
-                pres[t], rows[t], n0 + plan.cuts[t] * k, shift, cursor, hashes, codes),
+                pres[t], rows[t], n0 + plan.cuts[t] * k, shift, cursor, tmp["hashes"],
+                codes),
             number=lambda codes, starts, p0, p1, table, dist, dbase, count, status:
-                _intern.partition_intern(hashes, codes, starts, p0, p1, table, *dist, dbase,
-                                         count, status),
+                _intern.partition_intern(tmp["hashes"], codes, starts, p0, p1, table, *dist,
+                                         dbase, count, status),
             gather=lambda t, cursor, codes: _intern.partition_gather(
                 pres[t], rows[t], shift, cursor, codes,
                 tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)))
-        del hashes
+        tmp.clear()
         n = dhash.shape[0]
         slots = max(MIN_SLOTS, _pow2(2 * n))
         names = np.empty(slots // 2, dtype=np.int64)
@@ -534,28 +536,32 @@ class _StrRowsEncoder:
                 for t in range(plan.threads)]
         shift = np.uint64(64 - plan.bits)
         hmask = np.uint64(LONG_HASH_MASK)
-        part = _scratch(bufs, "part", plan.total, np.uint8 if plan.bits <= 8 else np.uint16)
-        recs = _scratch(bufs, "recs", 2 * plan.total, np.uint64)
-        keys = _scratch(bufs, "keys", 2 * plan.total, np.uint64)  # in row order
+        # the steps' buffers, in a dict they read, emptied after them
+        tmp = {"part": _scratch(bufs, "part", plan.total,
+                                np.uint8 if plan.bits <= 8 else np.uint16),
+               "recs": _scratch(bufs, "recs", 2 * plan.total, np.uint64),
+               "keys": _scratch(bufs, "keys", 2 * plan.total, np.uint64)}  # (row order)
         base = [n0 + plan.cuts[t] * k for t in range(plan.threads)]
         k0, k1, first, gid = _radix_ids(
             plan, 4, [np.uint64, np.uint64],
             count=lambda t, counts: _intern.str_partition_counts(
-                pres[t], pre_data, rows[t], datas, base[t], hmask, shift, part, keys,
-                counts),
+                pres[t], pre_data, rows[t], datas, base[t], hmask, shift, tmp["part"],
+                tmp["keys"], counts),
             scatter=lambda t, cursor, codes: _intern.str_partition_scatter(
-                keys, n0 if t == 0 else 0, base[t], (plan.cuts[t + 1] - plan.cuts[t]) * k,
-                part, cursor, recs, codes),
+                tmp["keys"], n0 if t == 0 else 0, base[t],
+                (plan.cuts[t + 1] - plan.cuts[t]) * k, tmp["part"], cursor, tmp["recs"],
+                codes),
             number=lambda codes, starts, p0, p1, table, dist, dbase, count, status:
-                _intern.str_partition_intern(recs, codes, starts, p0, p1, table, *dist,
-                                             dbase, count, status, pre_off, pre_data,
+                _intern.str_partition_intern(tmp["recs"], codes, starts, p0, p1, table,
+                                             *dist, dbase, count, status, pre_off, pre_data,
                                              offsets, datas, n0),
             gather=lambda t, cursor, codes: _intern.partition_gather_parts(
-                part, n0 if t == 0 else 0, base[t], k, cursor, codes,
+                tmp["part"], n0 if t == 0 else 0, base[t], k, cursor, codes,
                 tuple(o[plan.cuts[t]:plan.cuts[t + 1]] for o in outs)),
             codes=_scratch(bufs, "codes", plan.total,
                            np.int64 if plan.total >= 2**31 else np.int32))
-        del recs, keys, k0, k1, part
+        tmp.clear()
+        del k0, k1
         n = first.shape[0]
         # the new names' first positions in id order (the known ones keep 0 .. n0-1)
         at = np.empty(n, dtype=np.int64)
