@@ -35,7 +35,7 @@ import numpy as np
 from fastrate.data import Games, Ratings, _intern
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
 from fastrate.data.game_table import game_layout, time_values
-from fastrate.data.games import GAME_ARRAYS
+from fastrate.data.games import GAME_ARRAYS, merge_dropped
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
 from fastrate.data.players import NameTable, PlayerIndex
@@ -515,14 +515,16 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
                 on_predictions: Callable[[Any, Ratings], None] | None = None,
                 progress: Callable[[int, int | None, float], None] | None = None,
                 timings: dict[str, float] | None = None, sort: bool = False,
-                **columns: Any) -> Ratings:
+                dropped: list | None = None, **columns: Any) -> Ratings:
     """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
     string, ``(name, config)`` or config object); return the final :class:`Ratings`
     (``predictions`` None: they went to ``on_predictions(part, ratings)``, called when
     given after each part (:class:`Games` or :class:`Matches`) is rated, with the
     ratings holding that part's predictions). Systems that rate matches read a
     long-format ``source`` (:func:`match_chunks`). ``timings``: seconds by stage
-    (``read``, ``build``, ``players``, ``rate``) are added to it.
+    (``read``, ``build``, ``players``, ``rate``) are added to it. ``dropped``: a list
+    that gets the rows left out (``(reason, count, first place)``, as ``Games.dropped``
+    of the whole input).
 
     >>> import fastrate, pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.csv"
@@ -540,8 +542,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     expected = (count_rows(source, format)
                 if progress is not None and spec.system.data == "games" else None)
     clock = _Clock(timings)
-    for games in _parts(spec, source, chunk_rows=chunk_rows, format=format, timings=timings,
-                        sort=sort, **columns):
+    for games in _parts(spec, source, dropped, chunk_rows=chunk_rows, format=format,
+                        timings=timings, sort=sort, **columns):
         with clock("rate"):
             state = _rate(spec, games, state, want)
         if want:
@@ -616,7 +618,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
                     draws: str = "exclude", bins: int = 10, chunk_rows: int = CHUNK_ROWS,
                     format: str | None = None, initial: Any = None,
                     progress: Callable[[int, int | None, float], None] | None = None,
-                    sort: bool = False, **columns: Any) -> Evaluation:
+                    sort: bool = False, dropped: list | None = None,
+                    **columns: Any) -> Evaluation:
     """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
     :class:`~fastrate.data.Evaluation` as :func:`fastrate.evaluate.evaluate` on the
     whole input (same bits), scores added to running sums as the chunks go
@@ -624,7 +627,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     long-format ``source``, :class:`fastrate.metrics.MatchScoreSums` and the calibration
     of the win probabilities, as :func:`fastrate.evaluate.evaluate_matches`). The input
     is read once per system; the systems rate one kind of data. ``initial``: starting
-    ratings for every system, as in :func:`rate_chunks`."""
+    ratings for every system, and ``dropped`` (the rows left out, counted once), as in
+    :func:`rate_chunks`."""
     check_draws(draws)
     k = check_burn_in(burn_in)
     specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
@@ -648,8 +652,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         burn = _BurnIn(k)
         state = initial
         done, start = 0, time.perf_counter()
-        for part in _parts(spec, source, chunk_rows=chunk_rows, format=format, sort=sort,
-                           **columns):
+        for part in _parts(spec, source, dropped if spec is specs[0] else None,
+                           chunk_rows=chunk_rows, format=format, sort=sort, **columns):
             state = _rate(spec, part, state, True)
             mask = burn.mask(part)
             if matches:
@@ -789,9 +793,21 @@ def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matc
     return _ready_parts(spec, chunks, _join_matches, _split_matches)
 
 
-def _parts(spec: SystemSpec, source: Any, **options: Any) -> Iterator[Any]:
+def _parts(spec: SystemSpec, source: Any, dropped: list | None = None,
+           **options: Any) -> Iterator[Any]:
     """The parts of ``source`` ``spec`` rates one after another: :class:`Matches` for a
-    system that rates matches, else :class:`Games` (see :func:`_ready_parts`)."""
+    system that rates matches, else :class:`Games` (see :func:`_ready_parts`).
+    ``dropped``: every chunk's left-out rows (``(reason, count, where)``) are added to it
+    (:func:`fastrate.data.games.merge_dropped`)."""
     if spec.system.data == "matches":
-        return _ready_matches(spec, match_chunks(source, **options))
-    return _ready_games(spec, game_chunks(source, **options))
+        return _ready_matches(spec, _noting(match_chunks(source, **options), dropped))
+    return _ready_games(spec, _noting(game_chunks(source, **options), dropped))
+
+
+def _noting(chunks: Iterator[Any], dropped: list | None) -> Iterator[Any]:
+    """``chunks`` as they are, their ``dropped`` records merged into ``dropped``."""
+    for chunk in chunks:
+        if dropped is not None and chunk.dropped:
+            dropped[:] = merge_dropped([*dropped, *chunk.dropped])
+        yield chunk
+

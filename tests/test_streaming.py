@@ -467,3 +467,34 @@ def test_read_ahead_keeps_the_order_the_errors_and_an_early_stop():
     it = streaming._read_ahead(items())
     assert next(it) == 0
     it.close()  # stops early: no hang, no error
+
+
+def test_rows_left_out_in_chunks_are_counted_and_reported_as_whole(tmp_path):
+    """Rows a chunked run leaves out (self-play with drop_self_play, unranked seats with
+    unranked='drop') are counted over all chunks, first place kept, as the whole input's
+    ``dropped``; the command line prints the same notes for both (the chunked run once
+    printed none)."""
+    from fastrate.io.matches import read_matches
+
+    rows = ["white,black,score"] + [f"p{i % 7},p{(i * 3 + 1) % 7},1" for i in range(60)]
+    path = tmp_path / "self.csv"
+    path.write_text("\n".join(rows) + "\n")
+    whole = fastrate.read_games(path, drop_self_play=True)
+    assert whole.dropped and whole.dropped[0][1] > 3  # (several, in several chunks)
+    got: list = []
+    streaming.rate_chunks(path, "elo", chunk_rows=8, drop_self_play=True, dropped=got)
+    assert got == list(whole.dropped)
+    got = []
+    streaming.evaluate_chunks(path, ["elo", "elo:k=10"], chunk_rows=8, drop_self_play=True,
+                              dropped=got)
+    assert got == list(whole.dropped)  # (counted once, not once per system)
+    notes = [[x for x in _cli("rate", path, "--drop-self-play", *extra).output.splitlines()
+              if x.startswith("fastrate: note:")] for extra in ([], ["--chunk-rows", 8])]
+    assert notes[0] and notes[0] == notes[1]
+    long = tmp_path / "long.csv"
+    long.write_text("match,player,rank\n" + "".join(
+        f"{m},a,1\n{m},b,{'' if m % 3 == 0 else 2}\n{m},c,3\n" for m in range(30)))
+    want = read_matches(long, unranked="drop").dropped
+    got = []
+    streaming.rate_chunks(long, "trueskill", chunk_rows=7, unranked="drop", dropped=got)
+    assert got == list(want) and want[0][1] == 10

@@ -378,10 +378,16 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
             drop_self_play=bool(columns.get("drop_self_play")))
     else:
         games = read_games(file, format=fmt, **columns)
-    for reason, count, first in games.dropped:
+    note_dropped(games.dropped)
+    return games
+
+
+def note_dropped(dropped: Any) -> None:
+    """One ``fastrate: note:`` line per reason rows were left out for (``Games.dropped``
+    records: reason, count, first place)."""
+    for reason, count, first in dropped:
         click.echo(f"fastrate: note: skipped {count:,} row{'s' if count != 1 else ''} where "
                    f"{reason} (first at {first})", err=True)
-    return games
 
 
 #: other names of the saved-state columns that ``--initial`` / ``--resets`` accept

@@ -18,6 +18,7 @@ from fastrate.cli._common import (
     format_table,
     input_options,
     load_games,
+    note_dropped,
     output_options,
     read_state_file,
     split_columns,
@@ -368,6 +369,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
 
     bar = GameProgress(progress)
     rows = [0]
+    dropped: list = []
     try:
         with contextlib.ExitStack() as stack:
             on_predictions = None
@@ -384,11 +386,13 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
             ratings = rate_chunks(
                 file, spec, chunk_rows=chunk_rows, format=input_format,
                 initial=read_state_file(initial, "initial"),
-                on_predictions=on_predictions, progress=bar, sort=sort_input, **columns)
+                on_predictions=on_predictions, progress=bar, sort=sort_input,
+                dropped=dropped, **columns)
         if output is not None or fmt is not None:
             emit(ratings.to_arrow(sort=True), output, fmt)
     finally:
         bar.close()
+    note_dropped(dropped)
     unit = "matches" if spec.system.data == "matches" else "games"
     _print_ratings(ratings, spec.label, f"{bar.done:,} {unit} in chunks of {chunk_rows:,}",
                    file, top, output, fmt, board)
@@ -514,14 +518,16 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
         from fastrate.streaming import evaluate_chunks
 
         bar = GameProgress(progress, "evaluating")
+        dropped: list = []
         try:
             result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
                                      initial=start,
                                      chunk_rows=chunks, format=input_format, progress=bar,
-                                     sort=sort_input,
+                                     sort=sort_input, dropped=dropped,
                                      **split_columns(columns, as_matches))
         finally:
             bar.close()
+        note_dropped(dropped)
     else:
         stages = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
         try:

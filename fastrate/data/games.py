@@ -30,8 +30,8 @@ from fastrate.data.players import PlayerIndex, renumbered
 from fastrate.data.results import NO_PERIOD
 from fastrate.errors import InputError, InputTypeError
 
-__all__ = ["Games", "GAME_ARRAYS", "games_from_box", "player_ids", "time_and_period",
-           "chronological_order"]
+__all__ = ["Games", "GAME_ARRAYS", "games_from_box", "merge_dropped", "player_ids",
+           "time_and_period", "chronological_order"]
 
 #: the per-game arrays of :class:`Games` (stored order; the optional ones may be None):
 #: what taking, cutting or joining games must carry along
@@ -259,6 +259,16 @@ class Games:
         """The same games re-expressed in a larger player index (``mapping[old] = new``)."""
         return dataclasses.replace(self, white=renumbered(self.white, mapping),
                                    black=renumbered(self.black, mapping), players=index)
+
+
+def merge_dropped(records: Sequence[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """Left-out rows (``Games.dropped`` records of several parts) by reason, in order of
+    first appearance: ``(reason, total count, the first place)``."""
+    out: dict[str, tuple[int, str]] = {}
+    for reason, count, where in records:
+        c, w = out.get(reason, (0, where))
+        out[reason] = (c + count, w)
+    return [(r, c, w) for r, (c, w) in out.items()]
 
 
 def player_ids(x: np.ndarray, column: str, n_players: int, source: Source) -> np.ndarray:

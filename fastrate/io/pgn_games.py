@@ -44,6 +44,7 @@ import numpy as np
 
 from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import Source
+from fastrate.data.games import merge_dropped
 from fastrate.errors import InputError
 
 __all__ = ["read_pgn", "parse_pgn", "read_synonyms", "REASONS"]
@@ -671,11 +672,7 @@ def _games(inputs: list[tuple[str, Any]], *, names: Any, date: bool, period: Any
     white = np.ascontiguousarray(ids[0::2])
     black = np.ascontiguousarray(ids[1::2])
     score = np.concatenate([f.score for f in read])
-    dropped: dict[str, tuple[int, str]] = {}
-    for f in read:
-        for reason, count, where in f.dropped:
-            c, w = dropped.get(reason, (0, where))
-            dropped[reason] = (c + count, w)
+    dropped = merge_dropped([d for f in read for d in f.dropped])
 
     same = white == black
     if same.any():
@@ -686,7 +683,7 @@ def _games(inputs: list[tuple[str, Any]], *, names: Any, date: bool, period: Any
             raise InputError(f"a player cannot play himself: {players[white[g]]!r} is both "
                              f"White and Black at {where}; fix the names or synonyms, or "
                              "pass drop_self_play=True")
-        dropped["a player plays himself"] = (int(same.sum()), where)
+        dropped.append(("a player plays himself", int(same.sum()), where))
     for f in read:
         f.buf = None
     keep = None if not same.any() else np.flatnonzero(~same)
@@ -713,6 +710,5 @@ def _games(inputs: list[tuple[str, Any]], *, names: Any, date: bool, period: Any
                               players=PlayerIndex(np.array(players, dtype=object)),
                               source=Source(name))
     if dropped:
-        games = dataclasses.replace(
-            games, dropped=tuple((r, c, w) for r, (c, w) in dropped.items()))
+        games = dataclasses.replace(games, dropped=tuple(dropped))
     return games
