@@ -515,7 +515,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
                 on_predictions: Callable[[Any, Ratings], None] | None = None,
                 progress: Callable[[int, int | None, float], None] | None = None,
                 timings: dict[str, float] | None = None, sort: bool = False,
-                dropped: list | None = None, **columns: Any) -> Ratings:
+                dropped: list | None = None, default_period: str | None = None,
+                notes: list | None = None, **columns: Any) -> Ratings:
     """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
     string, ``(name, config)`` or config object); return the final :class:`Ratings`
     (``predictions`` None: they went to ``on_predictions(part, ratings)``, called when
@@ -524,7 +525,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     long-format ``source`` (:func:`match_chunks`). ``timings``: seconds by stage
     (``read``, ``build``, ``players``, ``rate``) are added to it. ``dropped``: a list
     that gets the rows left out (``(reason, count, first place)``, as ``Games.dropped``
-    of the whole input).
+    of the whole input). ``default_period``: a period-based system's chunks with times but
+    no periods are grouped by this length (e.g. ``"month"``), said once in ``notes``.
 
     >>> import fastrate, pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.csv"
@@ -542,8 +544,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     expected = (count_rows(source, format)
                 if progress is not None and spec.system.data == "games" else None)
     clock = _Clock(timings)
-    for games in _parts(spec, source, dropped, chunk_rows=chunk_rows, format=format,
-                        timings=timings, sort=sort, **columns):
+    for games in _parts(spec, source, dropped, default_period, notes, chunk_rows=chunk_rows,
+                        format=format, timings=timings, sort=sort, **columns):
         with clock("rate"):
             state = _rate(spec, games, state, want)
         if want:
@@ -619,6 +621,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
                     format: str | None = None, initial: Any = None,
                     progress: Callable[[int, int | None, float], None] | None = None,
                     sort: bool = False, dropped: list | None = None,
+                    default_period: str | None = None, notes: list | None = None,
                     **columns: Any) -> Evaluation:
     """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
     :class:`~fastrate.data.Evaluation` as :func:`fastrate.evaluate.evaluate` on the
@@ -627,8 +630,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     long-format ``source``, :class:`fastrate.metrics.MatchScoreSums` and the calibration
     of the win probabilities, as :func:`fastrate.evaluate.evaluate_matches`). The input
     is read once per system; the systems rate one kind of data. ``initial``: starting
-    ratings for every system, and ``dropped`` (the rows left out, counted once), as in
-    :func:`rate_chunks`."""
+    ratings for every system, ``dropped`` (the rows left out, counted once),
+    ``default_period`` and ``notes``, as in :func:`rate_chunks`."""
     check_draws(draws)
     k = check_burn_in(burn_in)
     specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
@@ -653,7 +656,8 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         state = initial
         done, start = 0, time.perf_counter()
         for part in _parts(spec, source, dropped if spec is specs[0] else None,
-                           chunk_rows=chunk_rows, format=format, sort=sort, **columns):
+                           default_period, notes, chunk_rows=chunk_rows, format=format,
+                           sort=sort, **columns):
             state = _rate(spec, part, state, True)
             mask = burn.mask(part)
             if matches:
@@ -794,20 +798,36 @@ def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matc
 
 
 def _parts(spec: SystemSpec, source: Any, dropped: list | None = None,
+           default_period: str | None = None, notes: list | None = None,
            **options: Any) -> Iterator[Any]:
     """The parts of ``source`` ``spec`` rates one after another: :class:`Matches` for a
     system that rates matches, else :class:`Games` (see :func:`_ready_parts`).
     ``dropped``: every chunk's left-out rows (``(reason, count, where)``) are added to it
-    (:func:`fastrate.data.games.merge_dropped`)."""
-    if spec.system.data == "matches":
-        return _ready_matches(spec, _noting(match_chunks(source, **options), dropped))
-    return _ready_games(spec, _noting(game_chunks(source, **options), dropped))
+    (:func:`fastrate.data.games.merge_dropped`). ``default_period``: chunks with times but
+    no periods are grouped by this length (a note is added to ``notes`` once), as the
+    command line does for a period-based system read whole."""
+    read = match_chunks if spec.system.data == "matches" else game_chunks
+    chunks = _observed(read(source, **options), dropped,
+                       default_period if _whole_periods(spec) else None, notes, spec)
+    return (_ready_matches if spec.system.data == "matches" else _ready_games)(spec, chunks)
 
 
-def _noting(chunks: Iterator[Any], dropped: list | None) -> Iterator[Any]:
-    """``chunks`` as they are, their ``dropped`` records merged into ``dropped``."""
+def _observed(chunks: Iterator[Any], dropped: list | None, default_period: str | None,
+              notes: list | None, spec: SystemSpec) -> Iterator[Any]:
+    """``chunks``, their ``dropped`` records merged into ``dropped``, those with times and
+    no periods grouped by ``default_period`` (see :func:`_parts`)."""
+    from fastrate.data.periods import bucket_periods
+
+    said = False
     for chunk in chunks:
         if dropped is not None and chunk.dropped:
             dropped[:] = merge_dropped([*dropped, *chunk.dropped])
+        if default_period is not None and chunk.period is None and chunk.time is not None:
+            chunk = dataclasses.replace(chunk, period=bucket_periods(chunk.time,
+                                                                     default_period))
+            if not said and notes is not None:
+                notes.append(f"{spec.label} updates once per rating period; no period was "
+                             f"given, so the games are grouped by {default_period}")
+            said = True
         yield chunk
 

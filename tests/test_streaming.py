@@ -498,3 +498,35 @@ def test_rows_left_out_in_chunks_are_counted_and_reported_as_whole(tmp_path):
     got = []
     streaming.rate_chunks(long, "trueskill", chunk_rows=7, unranked="drop", dropped=got)
     assert got == list(want) and want[0][1] == 10
+
+
+def test_period_based_systems_in_chunks_default_to_months_as_whole(tmp_path):
+    """Glicko-2 (games) and elom (matches) without --period: in chunks as read whole, the
+    games are grouped by month with the same note and the same ratings (in chunks this
+    was an error, so a file large enough to be read in chunks failed where a small one
+    worked)."""
+    rng = np.random.default_rng(4)
+    n = 900
+    days = np.datetime64("2020-01-01") + np.sort(rng.integers(0, 700, n))
+    w = rng.integers(0, 30, n)
+    b = (w + rng.integers(1, 30, n)) % 30
+    games = tmp_path / "games.csv"
+    pacsv.write_csv(pa.table({"date": days.astype(str), "white": [f"p{x}" for x in w],
+                              "black": [f"p{x}" for x in b],
+                              "score": rng.choice([0.0, 0.5, 1.0], n)}), games)
+    long = tmp_path / "long.csv"
+    long.write_text("match,player,rank,date\n" + "".join(
+        f"{m},p{p},{r + 1},{days[m]}\n" for m in range(300)
+        for r, p in enumerate(rng.choice(20, 4, replace=False))))
+    for path, system in ((games, "glicko2"), (long, "elom")):
+        outs, notes = [], []
+        for extra in ([], ["--chunk-rows", 97]):
+            out = tmp_path / f"{system}{len(extra)}.csv"
+            r = _cli("rate", path, "-s", system, "-o", out, *extra)
+            assert r.exit_code == 0, r.output
+            notes.append([x for x in r.output.splitlines() if "grouped by month" in x])
+            outs.append(out.read_bytes())
+        assert len(notes[0]) == 1 and notes[0] == notes[1], system
+        assert outs[0] == outs[1], system
+    r = [_cli("evaluate", games, *extra).output for extra in ([], ["--chunk-rows", 97])]
+    assert r[0] == r[1] and "glicko, glicko2 update once per rating period" in r[0]

@@ -35,11 +35,7 @@ def _default_period(games, names, evaluating: bool, note: bool = True):
     --period, games that have times are grouped by calendar month (said on stderr);
     games without times are one period: a note for ``rate``, and for ``evaluate`` a
     refusal, since every prediction would then be the no-information default."""
-    from fastrate import systems
-
-    # (batch fits are refitted once per period: their period is chosen, not defaulted)
-    period_based = sorted({n for n in names if systems.get(n).period_based
-                           and not systems.get(n).batch})
+    period_based = _period_based(names)
     if not period_based or games.period is not None:
         return games
     which = ", ".join(period_based)
@@ -50,9 +46,7 @@ def _default_period(games, names, evaluating: bool, note: bool = True):
         from fastrate.data.periods import bucket_periods
 
         if note:
-            click.echo(f"fastrate: note: {which} {verb} once per rating period; no --period "
-                       f"was given, so the games are grouped by {DEFAULT_PERIOD} (choose with "
-                       "--period: 1w, month, year, or a column such as season)", err=True)
+            _note_default_period(period_based)
         return dataclasses.replace(games, period=bucket_periods(games.time, DEFAULT_PERIOD))
     if evaluating:
         from fastrate.errors import ConfigError
@@ -66,6 +60,24 @@ def _default_period(games, names, evaluating: bool, note: bool = True):
                    "have none, so they form a single period; give --period (a column such "
                    "as season)", err=True)
     return games
+
+
+def _period_based(names) -> list[str]:
+    """The systems of ``names`` that update once per rating period (not batch fits, whose
+    period is chosen, not defaulted)."""
+    from fastrate import systems
+
+    return sorted({n for n in names if systems.get(n).period_based
+                   and not systems.get(n).batch})
+
+
+def _note_default_period(period_based: list[str]) -> None:
+    """Say that games without periods are grouped by DEFAULT_PERIOD (whole or in chunks)."""
+    which = ", ".join(period_based)
+    verb = "updates" if len(period_based) == 1 else "update"
+    click.echo(f"fastrate: note: {which} {verb} once per rating period; no --period "
+               f"was given, so the games are grouped by {DEFAULT_PERIOD} (choose with "
+               "--period: 1w, month, year, or a column such as season)", err=True)
 
 
 def _note_unweighted(games, specs) -> None:
@@ -370,6 +382,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
     bar = GameProgress(progress)
     rows = [0]
     dropped: list = []
+    notes: list = []  # (set when the chunks were grouped by DEFAULT_PERIOD)
     try:
         with contextlib.ExitStack() as stack:
             on_predictions = None
@@ -387,12 +400,14 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
                 file, spec, chunk_rows=chunk_rows, format=input_format,
                 initial=read_state_file(initial, "initial"),
                 on_predictions=on_predictions, progress=bar, sort=sort_input,
-                dropped=dropped, **columns)
+                dropped=dropped, default_period=DEFAULT_PERIOD, notes=notes, **columns)
         if output is not None or fmt is not None:
             emit(ratings.to_arrow(sort=True), output, fmt)
     finally:
         bar.close()
     note_dropped(dropped)
+    if notes:
+        _note_default_period(_period_based([spec.name]))
     unit = "matches" if spec.system.data == "matches" else "games"
     _print_ratings(ratings, spec.label, f"{bar.done:,} {unit} in chunks of {chunk_rows:,}",
                    file, top, output, fmt, board)
@@ -519,15 +534,19 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
 
         bar = GameProgress(progress, "evaluating")
         dropped: list = []
+        notes: list = []
         try:
             result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
                                      initial=start,
                                      chunk_rows=chunks, format=input_format, progress=bar,
                                      sort=sort_input, dropped=dropped,
+                                     default_period=DEFAULT_PERIOD, notes=notes,
                                      **split_columns(columns, as_matches))
         finally:
             bar.close()
         note_dropped(dropped)
+        if notes:
+            _note_default_period(_period_based([p.name for p in parsed]))
     else:
         stages = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
         try:
