@@ -516,7 +516,7 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
                 progress: Callable[[int, int | None, float], None] | None = None,
                 timings: dict[str, float] | None = None, sort: bool = False,
                 dropped: list | None = None, default_period: str | None = None,
-                notes: list | None = None, **columns: Any) -> Ratings:
+                seen: dict | None = None, **columns: Any) -> Ratings:
     """Rate ``source`` chunk by chunk (see the module docstring) with ``system`` (a spec
     string, ``(name, config)`` or config object); return the final :class:`Ratings`
     (``predictions`` None: they went to ``on_predictions(part, ratings)``, called when
@@ -526,7 +526,8 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     (``read``, ``build``, ``players``, ``rate``) are added to it. ``dropped``: a list
     that gets the rows left out (``(reason, count, first place)``, as ``Games.dropped``
     of the whole input). ``default_period``: a period-based system's chunks with times but
-    no periods are grouped by this length (e.g. ``"month"``), said once in ``notes``.
+    no periods are grouped by this length (e.g. ``"month"``). ``seen``: a dict that gets
+    what the caller may report (``"default_period"`` once used, ``"unweighted"``).
 
     >>> import fastrate, pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.csv"
@@ -544,7 +545,7 @@ def rate_chunks(source: Any, system: Any = "elo", *, chunk_rows: int = CHUNK_ROW
     expected = (count_rows(source, format)
                 if progress is not None and spec.system.data == "games" else None)
     clock = _Clock(timings)
-    for games in _parts(spec, source, dropped, default_period, notes, chunk_rows=chunk_rows,
+    for games in _parts(spec, source, dropped, default_period, seen, chunk_rows=chunk_rows,
                         format=format, timings=timings, sort=sort, **columns):
         with clock("rate"):
             state = _rate(spec, games, state, want)
@@ -621,7 +622,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
                     format: str | None = None, initial: Any = None,
                     progress: Callable[[int, int | None, float], None] | None = None,
                     sort: bool = False, dropped: list | None = None,
-                    default_period: str | None = None, notes: list | None = None,
+                    default_period: str | None = None, seen: dict | None = None,
                     **columns: Any) -> Evaluation:
     """Walk-forward evaluation of ``systems`` on ``source`` chunk by chunk: the same
     :class:`~fastrate.data.Evaluation` as :func:`fastrate.evaluate.evaluate` on the
@@ -631,7 +632,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     of the win probabilities, as :func:`fastrate.evaluate.evaluate_matches`). The input
     is read once per system; the systems rate one kind of data. ``initial``: starting
     ratings for every system, ``dropped`` (the rows left out, counted once),
-    ``default_period`` and ``notes``, as in :func:`rate_chunks`."""
+    ``default_period`` and ``seen``, as in :func:`rate_chunks`."""
     check_draws(draws)
     k = check_burn_in(burn_in)
     specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
@@ -656,7 +657,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         state = initial
         done, start = 0, time.perf_counter()
         for part in _parts(spec, source, dropped if spec is specs[0] else None,
-                           default_period, notes, chunk_rows=chunk_rows, format=format,
+                           default_period, seen, chunk_rows=chunk_rows, format=format,
                            sort=sort, **columns):
             state = _rate(spec, part, state, True)
             mask = burn.mask(part)
@@ -798,36 +799,36 @@ def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matc
 
 
 def _parts(spec: SystemSpec, source: Any, dropped: list | None = None,
-           default_period: str | None = None, notes: list | None = None,
+           default_period: str | None = None, seen: dict | None = None,
            **options: Any) -> Iterator[Any]:
     """The parts of ``source`` ``spec`` rates one after another: :class:`Matches` for a
-    system that rates matches, else :class:`Games` (see :func:`_ready_parts`).
-    ``dropped``: every chunk's left-out rows (``(reason, count, where)``) are added to it
-    (:func:`fastrate.data.games.merge_dropped`). ``default_period``: chunks with times but
-    no periods are grouped by this length (a note is added to ``notes`` once), as the
-    command line does for a period-based system read whole."""
+    system that rates matches, else :class:`Games` (see :func:`_ready_parts`), observed
+    by :func:`_observed` (``dropped``, ``default_period``, ``seen``)."""
     read = match_chunks if spec.system.data == "matches" else game_chunks
-    chunks = _observed(read(source, **options), dropped,
-                       default_period if _whole_periods(spec) else None, notes, spec)
+    default = default_period if spec.system.period_based and not spec.system.batch else None
+    chunks = _observed(read(source, **options), dropped, default, seen)
     return (_ready_matches if spec.system.data == "matches" else _ready_games)(spec, chunks)
 
 
 def _observed(chunks: Iterator[Any], dropped: list | None, default_period: str | None,
-              notes: list | None, spec: SystemSpec) -> Iterator[Any]:
-    """``chunks``, their ``dropped`` records merged into ``dropped``, those with times and
-    no periods grouped by ``default_period`` (see :func:`_parts`)."""
+              seen: dict | None) -> Iterator[Any]:
+    """``chunks`` as they come, with: their left-out rows (``(reason, count, where)``)
+    merged into ``dropped`` (:func:`fastrate.data.games.merge_dropped`); those with times
+    and no periods grouped by ``default_period`` (a length, for a period-based system, as
+    the command line does with input read whole); and in ``seen``, what a caller may
+    report: ``"default_period"`` (the length, once used) and ``"unweighted"`` (True when
+    a chunk had no weights)."""
     from fastrate.data.periods import bucket_periods
 
-    said = False
     for chunk in chunks:
         if dropped is not None and chunk.dropped:
             dropped[:] = merge_dropped([*dropped, *chunk.dropped])
         if default_period is not None and chunk.period is None and chunk.time is not None:
             chunk = dataclasses.replace(chunk, period=bucket_periods(chunk.time,
                                                                      default_period))
-            if not said and notes is not None:
-                notes.append(f"{spec.label} updates once per rating period; no period was "
-                             f"given, so the games are grouped by {default_period}")
-            said = True
+            if seen is not None:
+                seen["default_period"] = default_period
+        if seen is not None and chunk.weight is None:
+            seen["unweighted"] = True
         yield chunk
 

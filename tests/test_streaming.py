@@ -504,7 +504,7 @@ def test_period_based_systems_in_chunks_default_to_months_as_whole(tmp_path):
     """Glicko-2 (games) and elom (matches) without --period: in chunks as read whole, the
     games are grouped by month with the same note and the same ratings (in chunks this
     was an error, so a file large enough to be read in chunks failed where a small one
-    worked)."""
+    worked); World Football Elo's note on unweighted games too (missing in chunks)."""
     rng = np.random.default_rng(4)
     n = 900
     days = np.datetime64("2020-01-01") + np.sort(rng.integers(0, 700, n))
@@ -530,3 +530,8 @@ def test_period_based_systems_in_chunks_default_to_months_as_whole(tmp_path):
         assert outs[0] == outs[1], system
     r = [_cli("evaluate", games, *extra).output for extra in ([], ["--chunk-rows", 97])]
     assert r[0] == r[1] and "glicko, glicko2 update once per rating period" in r[0]
+    # World Football Elo without weights: the same note in chunks
+    r = [_cli("rate", games, "-s", "elo@world_football", *extra).output.splitlines()
+         for extra in ([], ["--chunk-rows", 97])]
+    notes = [[x for x in out if x.startswith("fastrate: note:")] for out in r]
+    assert len(notes[0]) == 1 and "no weights" in notes[0][0] and notes[0] == notes[1]

@@ -80,11 +80,19 @@ def _note_default_period(period_based: list[str]) -> None:
                "--period: 1w, month, year, or a column such as season)", err=True)
 
 
-def _note_unweighted(games, specs) -> None:
+def _note_chunks(dropped: list, seen: dict, specs: list) -> None:
+    """The notes of a run in chunks, as a whole run gives them: rows left out, the default
+    period, unweighted World Football Elo."""
+    note_dropped(dropped)
+    if seen.get("default_period"):
+        _note_default_period(_period_based([s.name for s in specs]))
+    _note_unweighted(bool(seen.get("unweighted")), specs)
+
+
+def _note_unweighted(unweighted: bool, specs) -> None:
     """World Football Elo weighs each match by its type; say so when the games have no
     weights (a user's own copy of the football results read without --weight)."""
-    if getattr(games, "weight", 1) is None and any(
-            "@world_football" in str(getattr(s, "label", s)) for s in specs):
+    if unweighted and any("@world_football" in str(getattr(s, "label", s)) for s in specs):
         click.echo("fastrate: note: elo@world_football weighs each match by its type (K 20 "
                    "for a friendly ... 60 at a World Cup); these games have no weights: give "
                    "--weight tournament (the bundled example has them)", err=True)
@@ -260,7 +268,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, min_g
                                   + ", ".join(system_names("matches")) + ")")
             games = games.to_games()  # a two-player system on two-player matches
         games = _default_period(games, [name], evaluating=False)
-        _note_unweighted(games, [parsed])
+        _note_unweighted(getattr(games, "weight", 1) is None, [parsed])
         bar.step()
         kwargs: dict[str, Any] = {}
         if initial is not None:
@@ -382,7 +390,7 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
     bar = GameProgress(progress)
     rows = [0]
     dropped: list = []
-    notes: list = []  # (set when the chunks were grouped by DEFAULT_PERIOD)
+    seen: dict = {}  # (what the chunks were: see _note_chunks)
     try:
         with contextlib.ExitStack() as stack:
             on_predictions = None
@@ -400,14 +408,12 @@ def _rate_in_chunks(file, spec, chunk_rows, initial, predictions, top, input_for
                 file, spec, chunk_rows=chunk_rows, format=input_format,
                 initial=read_state_file(initial, "initial"),
                 on_predictions=on_predictions, progress=bar, sort=sort_input,
-                dropped=dropped, default_period=DEFAULT_PERIOD, notes=notes, **columns)
+                dropped=dropped, default_period=DEFAULT_PERIOD, seen=seen, **columns)
         if output is not None or fmt is not None:
             emit(ratings.to_arrow(sort=True), output, fmt)
     finally:
         bar.close()
-    note_dropped(dropped)
-    if notes:
-        _note_default_period(_period_based([spec.name]))
+    _note_chunks(dropped, seen, [spec])
     unit = "matches" if spec.system.data == "matches" else "games"
     _print_ratings(ratings, spec.label, f"{bar.done:,} {unit} in chunks of {chunk_rows:,}",
                    file, top, output, fmt, board)
@@ -534,19 +540,17 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
 
         bar = GameProgress(progress, "evaluating")
         dropped: list = []
-        notes: list = []
+        seen: dict = {}
         try:
             result = evaluate_chunks(file, parsed, burn_in=burn_in, draws=draws,
                                      initial=start,
                                      chunk_rows=chunks, format=input_format, progress=bar,
                                      sort=sort_input, dropped=dropped,
-                                     default_period=DEFAULT_PERIOD, notes=notes,
+                                     default_period=DEFAULT_PERIOD, seen=seen,
                                      **split_columns(columns, as_matches))
         finally:
             bar.close()
-        note_dropped(dropped)
-        if notes:
-            _note_default_period(_period_based([p.name for p in parsed]))
+        _note_chunks(dropped, seen, parsed)
     else:
         stages = Progress(["reading", *[f"rating: {s}" for s in specs]], progress)
         try:
@@ -560,7 +564,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
                            + "); give --period to include them", err=True)
                 specs, names = [specs[i] for i in keep], [names[i] for i in keep]
             games = _default_period(games, names, evaluating=True)
-            _note_unweighted(games, specs)
+            _note_unweighted(getattr(games, "weight", 1) is None, specs)
             stages.step()
             result = evaluate(games, specs, burn_in=burn_in, draws=draws, initial=start,
                               resets=read_state_file(resets, "resets", columns.get("period")),
