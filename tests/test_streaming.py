@@ -531,7 +531,15 @@ def test_period_based_systems_in_chunks_default_to_months_as_whole(tmp_path):
     r = [_cli("evaluate", games, *extra).output for extra in ([], ["--chunk-rows", 97])]
     assert r[0] == r[1] and "glicko, glicko2 update once per rating period" in r[0]
     # World Football Elo without weights: the same note in chunks
-    r = [_cli("rate", games, "-s", "elo@world_football", *extra).output.splitlines()
-         for extra in ([], ["--chunk-rows", 97])]
-    notes = [[x for x in out if x.startswith("fastrate: note:")] for out in r]
+    football = tmp_path / "football.csv"
+    pacsv.write_csv(pa.table({"date": days.astype(str),
+                              "home_team": [f"p{x}" for x in w],
+                              "away_team": [f"p{x}" for x in b],
+                              "home_score": rng.integers(0, 4, n),
+                              "away_score": rng.integers(0, 4, n)}), football)
+    runs = [_cli("rate", football, "-s", "elo@world_football", *extra)
+            for extra in ([], ["--chunk-rows", 97])]
+    assert all(r.exit_code == 0 for r in runs), runs[0].output
+    notes = [[x for x in r.output.splitlines() if x.startswith("fastrate: note:")]
+             for r in runs]
     assert len(notes[0]) == 1 and "no weights" in notes[0][0] and notes[0] == notes[1]
