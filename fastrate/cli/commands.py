@@ -150,7 +150,7 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
         if not many:
             p = Path(file)
             name = p.name.lower()
-            if (not p.exists() or without_compression(name).endswith((".pgn", ".json"))
+            if (not p.exists() or without_compression(name).endswith(".json")
                     or p.stat().st_size < STREAM_MIN_BYTES):
                 return None
         if blocked is not None:

@@ -399,13 +399,13 @@ def is_pgn(path: str | os.PathLike) -> bool:
 def _read_bytes(path: Path) -> np.ndarray:
     """The file's bytes (decompressed when its first bytes say gzip, bzip2, zstd or lz4
     frame: lichess's archives are ``.pgn.zst``) as a writable uint8 array."""
-    from fastrate.io.tables import compression_of
+    from fastrate.io.tables import compression_of_head
 
     try:
         with open(path, "rb") as f:
             head = f.read(4)
             f.seek(0)
-            codec = compression_of(path) if head[:2] != b"\x1f\x8b" else "gzip"
+            codec = compression_of_head(head)
             if codec is not None:
                 data = gzip.decompress(f.read()) if codec == "gzip" else _decompressed(
                     path, codec)

@@ -559,6 +559,11 @@ def compression_of(p: Path) -> str | None:
             head = fh.read(4)
     except OSError:
         return None
+    return compression_of_head(head)
+
+
+def compression_of_head(head: bytes) -> str | None:
+    """The compression a file's first bytes (4 suffice) say, or None."""
     return next((c for magic, c in _MAGIC if head.startswith(magic)), None)
 
 

@@ -624,6 +624,21 @@ def _parameter_pair_terms(ph, mxx, mxd, mdd, ia, ea, ed):
     return ox, ph * ox, mxd * dx + mdd * ed
 
 
+@inline_kernel
+def _parameter_pair_step(cols, c, i, j, ph, mxx, mxd, mdd, ia, idr, ea, ed, oa, od):
+    """One pair's step of column ``c`` of :func:`_parameter_columns`: its players'
+    ``±ox`` into ``cols``, and the advantage's and draw parameter's running sums ``oa``,
+    ``od`` (registers) returned with the pair's terms added."""
+    ox, ta, td = _parameter_pair_terms(ph, mxx, mxd, mdd, ia, ea, ed)
+    cols[i, c] += ox
+    cols[j, c] -= ox
+    if ia >= 0:
+        oa += ta
+    if idr >= 0:
+        od += td
+    return oa, od
+
+
 @kernel
 def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
     """``cols[:, c] = H e_(n + c)``: the columns of the fitted parameters (the advantage
@@ -647,21 +662,11 @@ def _parameter_columns(pw, pb, ph, mxx, mxd, mdd, ia, idr, prec, cols):
     for p in range(np.uint64(pw.shape[0])):  # (unsigned: no negative-index fix-up)
         i = np.uint64(pw[p])
         j = np.uint64(pb[p])
-        ox, ta, td = _parameter_pair_terms(ph[p], mxx[p], mxd[p], mdd[p], ia, a0, d0)
-        cols[i, 0] += ox
-        cols[j, 0] -= ox
-        if ia >= 0:
-            oa0 += ta
-        if idr >= 0:
-            od0 += td
+        oa0, od0 = _parameter_pair_step(cols, 0, i, j, ph[p], mxx[p], mxd[p], mdd[p], ia,
+                                        idr, a0, d0, oa0, od0)
         if k > 1:
-            ox, ta, td = _parameter_pair_terms(ph[p], mxx[p], mxd[p], mdd[p], ia, a1, d1)
-            cols[i, 1] += ox
-            cols[j, 1] -= ox
-            if ia >= 0:
-                oa1 += ta
-            if idr >= 0:
-                od1 += td
+            oa1, od1 = _parameter_pair_step(cols, 1, i, j, ph[p], mxx[p], mxd[p], mdd[p],
+                                            ia, idr, a1, d1, oa1, od1)
     if ia >= 0:
         cols[ia, 0] = oa0
     if idr >= 0:
