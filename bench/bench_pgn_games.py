@@ -7,6 +7,11 @@ line-by-line reader on the same input (same games checked first; ratio recorded)
     pytest bench/bench_pgn_games.py --benchmark-only              # smoke sizes, timed
     pytest bench/bench_pgn_games.py --benchmark-only -m large     # 1M games, ~100 MB
 
+Reading in parts (:func:`fastrate.io.pgn_games.pgn_chunks`, what ``--chunk-rows`` and
+files too large for memory use): the same files in parts of a tenth, beside the whole
+read (``whole_vs_parts``: the whole read's speed / the parts'), and the Elo ratings of
+the 1M-game file end to end in parts (:func:`fastrate.streaming.rate_chunks`).
+
 The smoke run (the default ``--benchmark-disable``) reads tiny files once.
 """
 
@@ -17,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastrate.io.pgn_games import read_pgn
+from fastrate.io.pgn_games import pgn_chunks, read_pgn
 
 TCEC = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "chess_tcec"
         / "tcec_standard.pgn.gz").resolve()
@@ -161,3 +166,33 @@ def test_python_line_reader(throughput, files, kind, n):
     assert python_reader(path) == as_rows(read_pgn(path))
     throughput(lambda: python_reader(path), n, rounds=3)
     throughput.compare(lambda: read_pgn(path), n)
+
+
+@pytest.mark.parametrize("kind,n", [pytest.param("result", 2_000, id="result-small"),
+                                    pytest.param("result", 1_000_000, id="result-large",
+                                                 marks=pytest.mark.large),
+                                    pytest.param("full", 60_000, id="full-large",
+                                                 marks=pytest.mark.large)])
+def test_in_parts(throughput, files, kind, n):
+    """:func:`pgn_chunks` in parts of ``n / 10`` games, games/s; the whole read of the
+    same file timed beside it (``whole_vs_parts``)."""
+    path = files(kind, n)
+    throughput.info["parts_of"] = n // 10
+
+    def parts() -> int:
+        return sum(p.n_games for p in pgn_chunks(path, chunk_rows=n // 10))
+
+    assert throughput(parts, n) == n
+    throughput.compare(lambda: read_pgn(path), n, key="whole_vs_parts")
+
+
+@pytest.mark.parametrize("n", [pytest.param(2_000, id="small"),
+                               pytest.param(1_000_000, id="large", marks=pytest.mark.large)])
+def test_elo_in_parts_end_to_end(throughput, files, n):
+    """PGN file to Elo ratings in parts of ``n / 10`` (read ahead in a thread, players
+    numbered across parts, rated), games/s."""
+    from fastrate.streaming import rate_chunks
+
+    path = files("result", n)
+    r = throughput(lambda: rate_chunks(path, "elo", chunk_rows=n // 10), n)
+    assert int(r.games_played.sum()) == 2 * n

@@ -340,6 +340,10 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
     (``read``), building the games (``build``: parsing, checks, interning) and numbering
     the players globally (``players``) are added to it. ``encoding``: the text encoding
     of CSV and JSON files (as for :func:`fastrate.read_games`)."""
+    pgn = _pgn_files(source)
+    if pgn is not None:
+        yield from _pgn_game_chunks(pgn, chunk_rows, timings, sort, columns)
+        return
     columns = dict(columns)
     encoding = columns.pop("encoding", "utf-8")
     layout = {k: v for k, v in columns.items() if k not in ("time_format", "drop_self_play")}
@@ -372,6 +376,59 @@ def game_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | None
             None if direct is not None else players, last)
         del table
         yield games
+
+
+def _pgn_files(source: Any) -> list[Any] | None:
+    """The files of ``source`` when they are PGN (:func:`fastrate.io.pgn_games.is_pgn`),
+    None when they are tables; refuses a mix."""
+    from fastrate.io.pgn_games import is_pgn
+
+    files = input_files(source)
+    pgn = [is_pgn(f) for f in files]
+    if not any(pgn):
+        return None
+    if not all(pgn):
+        raise InputError(f"{_name(source)} mixes PGN files and tables "
+                         f"({files[pgn.index(True)].name}, {files[pgn.index(False)].name}); "
+                         "rate them separately, or convert the PGN first")
+    return files
+
+
+def _pgn_game_chunks(files: list[Any], chunk_rows: int, timings: dict[str, float] | None,
+                     sort: bool, columns: dict[str, Any]) -> Iterator[Games]:
+    """:func:`game_chunks` of PGN files (:func:`fastrate.io.pgn_games.pgn_chunks`: the
+    options of :func:`fastrate.io.pgn_games.pgn_options`), read in a thread of their own
+    ahead of the caller, every part's players numbered in one growing index."""
+    from fastrate.io.pgn_games import pgn_chunks, pgn_options
+
+    if sort:
+        raise InputError("sorting (sort=True; --sort) takes tables; a PGN file is read in "
+                         "its own order: give it in date order, or read it whole "
+                         "(--chunk-rows 0)")
+    options = pgn_options(columns)
+    players = _GrowingIndex()
+    clock = _Clock(timings)
+    parts = _read_ahead(pgn_chunks(files, chunk_rows=chunk_rows, **options))
+    last, done = None, 0
+    while True:
+        with clock("read"):
+            part = next(parts, None)
+        if part is None:
+            return
+        if part.time is not None:  # (each part sorted by date, as a whole file is)
+            if last is not None and part.time[0] < last:
+                day = str(part.time[0].astype("datetime64[D]"))
+                raise InputError(
+                    f"the games of {part.source.name} are not in date order: those read "
+                    f"after the first {done:,} start on {day}, before the last of those "
+                    f"({str(last.astype('datetime64[D]'))}); read the PGN whole "
+                    "(--chunk-rows 0), which sorts it by date")
+            last = part.time[-1]
+        done += part.n_games
+        with clock("players"):
+            index, mapping = players.add(part.players, _where(part, 0))
+            part = part.with_players(index, mapping)
+        yield part
 
 
 class _TimeZones:

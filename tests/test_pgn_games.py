@@ -448,3 +448,158 @@ def test_fuzzed_pgn_text(parts, games, where):
 @given(data=st.binary(max_size=400))
 def test_fuzzed_pgn_bytes(data):
     _check_games_or_clear_error(data)
+
+
+# ----------------------------------------------------------------------------------
+# reading in parts (pgn_chunks; game_chunks and the chunked ratings on a PGN file)
+
+
+def _joined(parts) -> tuple[list[tuple[str, str, float]], list]:
+    """The parts' games as one table (each part's names its own) and their drops."""
+    from fastrate.data.games import merge_dropped
+
+    parts = list(parts)
+    rows = [row for p in parts for row in table(p)]
+    return rows, merge_dropped([d for p in parts for d in p.dropped])
+
+
+@settings(max_examples=80, deadline=None)
+@given(games=st.lists(_game(), min_size=1, max_size=8), crlf=st.booleans(),
+       bom=st.booleans(), block=st.integers(1, 300), rows=st.integers(1, 4))
+def test_parts_read_what_the_whole_file_reads(games, crlf, bom, block, rows):
+    """Cut into blocks of any size (inside tags, comments, moves, a CRLF), read at most
+    ``rows`` games a part: the same games in the same order, and the same drops with
+    the same first lines, as the file read whole; the same error where it fails."""
+    from fastrate.io.pgn_games import pgn_chunks
+
+    text = "\n".join(games)
+    if crlf:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "gen.pgn"
+        p.write_bytes(data)
+        try:
+            whole = read_pgn(p, drop_self_play=True)
+        except InputError as e:
+            with pytest.raises(InputError) as got:
+                list(pgn_chunks(p, chunk_rows=rows, drop_self_play=True, block_bytes=block))
+            assert str(got.value) == str(e)
+            return
+        parts = list(pgn_chunks(p, chunk_rows=rows, drop_self_play=True, block_bytes=block))
+    assert all(0 < part.n_games <= rows for part in parts)
+    got, dropped = _joined(parts)
+    assert got == table(whole)
+    assert sorted(dropped) == sorted(whole.dropped)
+
+
+def test_parts_of_compressed_files_and_several_files(tmp_path):
+    import bz2
+
+    from fastrate.io.pgn_games import pgn_chunks
+
+    plain = write(tmp_path, BAD + GOOD, "a.pgn")
+    whole = read_pgn(plain)
+    for name, data in [("b.pgn.gz", gzip.compress((BAD + GOOD).encode())),
+                       ("c.pgn.bz2", bz2.compress((BAD + GOOD).encode()))]:
+        (tmp_path / name).write_bytes(data)
+        got, dropped = _joined(pgn_chunks(tmp_path / name, chunk_rows=2, block_bytes=50))
+        assert got == table(whole)
+        assert sorted(dropped) == sorted((r, c, w.replace("a.pgn", name))
+                                         for r, c, w in whole.dropped)
+    two = read_pgn([plain, tmp_path / "b.pgn.gz"])
+    got, dropped = _joined(pgn_chunks([plain, tmp_path / "b.pgn.gz"], chunk_rows=3,
+                                      block_bytes=64))
+    assert got == table(two)
+    assert sorted(dropped) == sorted(two.dropped)
+
+
+def test_parts_refuse_what_they_cannot_do(tmp_path):
+    from fastrate.io.pgn_games import pgn_chunks
+    from fastrate.streaming import game_chunks
+
+    p = write(tmp_path, GOOD)
+    with pytest.raises(InputError, match="period='event'.*whole"):
+        list(pgn_chunks(p, period="event"))
+    with pytest.raises(InputError, match="needs the dates"):
+        list(pgn_chunks(p, period="month"))
+    with pytest.raises(InputError, match="no games in empty.pgn"):
+        list(pgn_chunks(write(tmp_path, "", "empty.pgn"), block_bytes=1))
+    with pytest.raises(InputError, match=r"no valid games in star.pgn: all 2 games"):
+        list(pgn_chunks(write(tmp_path, '[White "A"]\n[Black "B"]\n[Result "*"]\n*\n' * 2,
+                              "star.pgn"), chunk_rows=1, block_bytes=1))
+    with pytest.raises(InputError, match="sorting .* takes tables"):
+        list(game_chunks(p, sort=True))
+    csv = tmp_path / "g.csv"
+    csv.write_text("white,black,score\na,b,1\n")
+    with pytest.raises(InputError, match="mixes PGN files and tables"):
+        list(game_chunks([p, csv]))
+    with pytest.raises(InputError, match="fixed tags .* drop --white"):
+        list(game_chunks(p, white="w"))
+    late = write(tmp_path, '[Date "2024.03.01"]\n[White "A"]\n[Black "B"]\n1-0\n'
+                 '[Date "2024.01.01"]\n[White "B"]\n[Black "A"]\n0-1\n', "late.pgn")
+    with pytest.raises(InputError, match="not in date order: those read after the first 1 "
+                                         "start on 2024-01-01, before the last of those "
+                                         r"\(2024-03-01\)"):
+        list(game_chunks(late, chunk_rows=1, time="Date"))
+
+
+def test_a_part_of_self_play_only_is_dropped_not_an_error(tmp_path):
+    from fastrate.io.pgn_games import pgn_chunks
+
+    text = ('[White "A"]\n[Black "A"]\n1-0\n[White "B"]\n[Black "B"]\n0-1\n'
+            '[White "A"]\n[Black "B"]\n1-0\n')
+    p = write(tmp_path, text)
+    got, dropped = _joined(pgn_chunks(p, chunk_rows=1, drop_self_play=True))
+    assert got == [("A", "B", 1.0)] == table(read_pgn(p, drop_self_play=True))
+    assert dropped == [("a player plays himself", 2, "line 1 of games.pgn")]
+    with pytest.raises(InputError, match="both White and Black at line 4 of b.pgn"):
+        list(pgn_chunks(write(tmp_path, '[White "A"]\n[Black "B"]\n1-0\n'
+                              '[White "B"]\n[Black "B"]\n0-1\n', "b.pgn"), chunk_rows=1))
+
+
+def test_tcec_archive_in_parts_rates_as_a_whole():
+    """The 22,233 TCEC games in parts of at most 1,000 (blocks sized by the bytes per
+    game so far): the same games, and the same Elo ratings to the bit through the
+    chunked ratings; the archive is not in date order, which parts with dates refuse."""
+    import fastrate
+    from fastrate.io.pgn_games import pgn_chunks
+    from fastrate.streaming import rate_chunks
+
+    path = TCEC / "tcec_standard.pgn.gz"
+    if not path.exists():
+        pytest.skip(f"TCEC data not found at {path}")
+    whole = read_pgn(path)
+    parts = list(pgn_chunks(path, chunk_rows=1000))
+    assert len(parts) >= 23 and max(p.n_games for p in parts) == 1000
+    got, dropped = _joined(parts)
+    assert got == table(whole) and dropped == []
+    chunked = rate_chunks(path, "elo", chunk_rows=1000)
+    full = fastrate.elo.rate(whole)
+    assert chunked.players.names.tolist() == full.players.names.tolist()
+    np.testing.assert_array_equal(chunked.rating, full.rating)
+    with pytest.raises(InputError, match="not in date order"):
+        rate_chunks(path, "glicko2", chunk_rows=1000, time="Date", period="month")
+
+
+def test_cli_rates_and_evaluates_a_pgn_file_in_chunks(tmp_path):
+    from click.testing import CliRunner
+
+    from fastrate.cli import main
+
+    games = [(f"2024.01.0{i % 9 + 1}", "ABCD"[i % 4], "BCDA"[(i * 3) % 4],
+              ["1-0", "0-1", "1/2-1/2", "*"][i % 4]) for i in range(40)]
+    text = "".join(f'[Date "{d}"]\n[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n1. e4 {r}\n\n'
+                   for d, w, b, r in sorted(games) if w != b)
+    path = write(tmp_path, text)
+    runner = CliRunner()
+    for cmd in (["rate", str(path), "-s", "elo", "--format", "csv"],
+                ["rate", str(path), "-s", "glicko2", "--period", "1w", "--format", "csv"],
+                ["evaluate", str(path), "-s", "elo", "-s", "glicko", "--period", "1w"]):
+        whole = runner.invoke(main, cmd + ["--chunk-rows", "0"])
+        parts = runner.invoke(main, cmd + ["--chunk-rows", "3"])
+        assert whole.exit_code == 0 and parts.exit_code == 0, (whole.output, parts.output)
+        assert "skipped" in whole.output and "skipped" in parts.output
+        body = [line for line in whole.output.splitlines() if "skipped" not in line]
+        assert [line for line in parts.output.splitlines()
+                if "skipped" not in line] == body

@@ -224,10 +224,12 @@ def test_cli_refuses_what_cannot_go_in_chunks(files, tmp_path):
     pgn = tmp_path / "games.pgn"
     pgn.write_text('[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1. e4 1-0\n\n'
                    '[White "b"]\n[Black "a"]\n[Result "1/2-1/2"]\n\n1. e4 1/2-1/2\n')
-    r = _cli("rate", pgn, "--chunk-rows", 1)  # (once: "cannot tell the format")
+    r = _cli("rate", pgn, "--chunk-rows", 1, "--sort")  # (PGN in chunks: file order)
     assert r.exit_code == 1
-    assert r.output.strip() == ("fastrate: error: --chunk-rows: a PGN file is read whole "
-                                "(chunks take CSV, Parquet and JSON); drop --chunk-rows")
+    assert r.output.strip() == ("fastrate: error: sorting (sort=True; --sort) takes tables; "
+                                "a PGN file is read in its own order: give it in date "
+                                "order, or read it whole (--chunk-rows 0)")
+    assert _cli("rate", pgn, "--chunk-rows", 1).exit_code == 0
     assert _cli("rate", pgn).exit_code == 0
 
 

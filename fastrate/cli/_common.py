@@ -347,7 +347,7 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
     """The games (or, ``matches=True``, the long-format matches) of FILE or --example."""
     from fastrate.datasets import load_example
     from fastrate.errors import InputError
-    from fastrate.io.pgn_games import is_pgn, read_pgn
+    from fastrate.io.pgn_games import is_pgn, pgn_options, read_pgn
     from fastrate.io.tables import read_games
 
     columns = split_columns(columns, matches)
@@ -366,16 +366,7 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
 
         games = read_matches(file, format=fmt, **columns)
     elif is_pgn(file):
-        if "encoding" in columns:
-            raise InputError("--encoding: not an option for a PGN file, which is read as "
-                             "UTF-8, a name that is not UTF-8 as Latin-1; drop --encoding")
-        extra = set(columns) - {"time", "period", "drop_self_play"}
-        if extra:
-            raise InputError(f"a PGN file has fixed tags (White, Black, Result, Date); drop "
-                             f"--{', --'.join(sorted(extra))}")
-        games = read_pgn(file, date="time" in columns or columns.get("period") not in (
-            None, "event"), period=columns.get("period"),
-            drop_self_play=bool(columns.get("drop_self_play")))
+        games = read_pgn(file, **pgn_options(columns))
     else:
         games = read_games(file, format=fmt, **columns)
     note_dropped(games.dropped)

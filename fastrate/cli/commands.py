@@ -114,8 +114,8 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
 
 def chunk_options(fn):
     """``--chunk-rows`` and ``--sort`` of the commands that read large inputs."""
-    fn = click.option("--sort", "sort_input", is_flag=True, help="In chunks: sort the "
-                      "input by time first (an external sort: sorted runs on disk in the "
+    fn = click.option("--sort", "sort_input", is_flag=True, help="In chunks: sort the input "
+                      "(a table, not PGN) by time first (an external sort: sorted runs on disk in the "
                       "temporary folder, merged; memory about one chunk). Reading the whole "
                       "input always sorts.")(fn)
     return click.option(
@@ -134,7 +134,6 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
 
     from fastrate.errors import ConfigError, InputError
     from fastrate.io.chunks import CHUNK_ROWS, STREAM_MIN_BYTES, is_many
-    from fastrate.io.pgn_games import is_pgn
     from fastrate.io.tables import without_compression
 
     if example is not None or file is None or chunk_rows == 0:
@@ -144,8 +143,6 @@ def _chunk_rows(file: str | None, example: str | None, chunk_rows: int | None, s
                     for s in specs if s.system.batch or s.system.data == "boards"
                     or (s.system.data == "matches" and not matches_ok)), None)
     blocked = blocked or (f"{needs_whole} needs the whole input" if needs_whole else None)
-    if not many and is_pgn(file):
-        blocked = blocked or "a PGN file is read whole (chunks take CSV, Parquet and JSON)"
     if chunk_rows is None:
         if not many:
             p = Path(file)

@@ -50,7 +50,8 @@ CHUNK_ROWS = 4_000_000
 STREAM_MIN_BYTES = 256 << 20
 #: the names of game files a folder is searched for (compressed CSV included)
 GAME_FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl",
-                      ".ndjson", ".csv.gz", ".csv.bz2", ".csv.zst", ".csv.lz4", ".tsv.gz")
+                      ".ndjson", ".csv.gz", ".csv.bz2", ".csv.zst", ".csv.lz4", ".tsv.gz",
+                      ".pgn", ".pgn.gz", ".pgn.zst", ".pgn.bz2", ".pgn.lz4")
 
 
 def input_files(source: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:

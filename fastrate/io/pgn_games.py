@@ -47,7 +47,7 @@ from fastrate._validate import Source
 from fastrate.data.games import merge_dropped
 from fastrate.errors import InputError
 
-__all__ = ["read_pgn", "parse_pgn", "read_synonyms", "REASONS"]
+__all__ = ["read_pgn", "parse_pgn", "pgn_chunks", "read_synonyms", "REASONS"]
 
 # ----------------------------------------------------------------------------------
 # the scanning kernel
@@ -482,18 +482,31 @@ def _intern(binary) -> tuple[np.ndarray, list[str]]:
     return ids, _decode(enc.dictionary.to_pylist())
 
 
-def _line(buf: np.ndarray, offset: int) -> int:
-    return int(np.count_nonzero(buf[:offset] == 10)) + 1
+def _line(buf: np.ndarray, offset: int, line0: int = 1) -> int:
+    """The line of byte ``offset`` of ``buf``, whose first byte is on line ``line0``."""
+    return int(np.count_nonzero(buf[:offset] == 10)) + line0
 
 
 class _File:
-    """One file's games (the kept ones) and the reasons it dropped others."""
+    """One file's games (the kept ones) and the reasons it dropped others.
 
-    def __init__(self, name: str, buf: np.ndarray, *, date: bool, event: bool):
+    A block of a file read in parts (:func:`pgn_chunks`) passes its scan ``flat``, the
+    line ``line0`` its first byte is on and ``whole=False``: then a block without games,
+    or with none kept, is not an error (``n`` 0; the caller judges the whole file)."""
+
+    def __init__(self, name: str, buf: np.ndarray, *, date: bool, event: bool,
+                 flat: np.ndarray | None = None, line0: int = 1, whole: bool = True):
         self.name = name
-        flat = _scan(buf)
+        self.line0 = line0
+        self.buf: np.ndarray | None = buf
+        flat = _scan(buf) if flat is None else flat
         n = flat.shape[0] // _K
+        self.found = n
+        self.n = 0
+        self.dropped: list[tuple[str, int, str]] = []
         if n == 0:
+            if not whole:
+                return
             raise InputError(f"no games in {name}: the file is empty or holds no PGN "
                              "tag pairs or moves")
         why = np.empty(n, dtype=np.int64)
@@ -508,15 +521,16 @@ class _File:
             why[(why == 0) & (ymd[:, 0] == 0)] = 8
             why[(why == 0) & _bad_dates(ymd)] = 9
         counts = np.bincount(why, minlength=len(REASONS) + 1)
-        self.dropped: list[tuple[str, int, str]] = []
         for r in np.flatnonzero(counts[1:]).tolist():
             g = int(np.argmax(why == r + 1))
             off = int(rows[g, _BAD]) if r < 2 else int(rows[g, _START])
             self.dropped.append((REASONS[r], int(counts[r + 1]),
-                                 f"line {_line(buf, off)} of {self.name}"))
+                                 f"line {_line(buf, off, line0)} of {self.name}"))
         keep = np.flatnonzero(why == 0) if counts[0] < n else np.arange(n, dtype=np.int64)
         self.n = int(keep.shape[0])
         if self.n == 0:
+            if not whole:
+                return
             first = "; ".join(f"{c:,} where {r} (first at {w})" for r, c, w in self.dropped)
             raise InputError(f"no valid games in {self.name}: all {n:,} games are skipped: "
                              f"{first}")
@@ -539,12 +553,11 @@ class _File:
             ee[es < 0] = 0
             es[es < 0] = 0
             self.event = _ranges_to_arrow(buf, es, ee)
-        self.buf: np.ndarray | None = buf
 
     def where(self, i: int) -> str:
         """Line and file of kept game ``i``."""
         assert self.buf is not None
-        return f"line {_line(self.buf, int(self.game_start[i]))} of {self.name}"
+        return f"line {_line(self.buf, int(self.game_start[i]), self.line0)} of {self.name}"
 
 
 def _bad_dates(ymd: np.ndarray) -> np.ndarray:
@@ -644,20 +657,245 @@ def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
                   drop_self_play=drop_self_play)
 
 
+#: the most PGN text read into memory at a time by :func:`pgn_chunks` (a chunk holds the
+#: games of one such block), and the least
+PGN_BLOCK_MAX = 256 << 20
+PGN_BLOCK_MIN = 64 << 10
+#: the bytes a game takes, guessed before the first block is read (lichess's games
+#: with their moves run to about 700-1,000; after the first block, measured)
+_GUESS_GAME_BYTES = 1000
+
+
+def pgn_chunks(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
+               chunk_rows: int = 4_000_000,
+               names: Mapping[str, str] | str | os.PathLike | None = None,
+               date: bool = False, period: str | float | None = None,
+               drop_self_play: bool = False, block_bytes: int | None = None):
+    """:func:`read_pgn`'s games a part at a time, for files too large for memory (a
+    month of lichess games is 100 million): the same games, in the same order, as
+    :class:`fastrate.Games` of at most ``chunk_rows`` games each, and at most
+    :data:`PGN_BLOCK_MAX` bytes of (decompressed) PGN text read in at a time.
+
+    Each part's players are numbered in the part (its own ``players``, in order of
+    first appearance): :func:`fastrate.streaming.game_chunks` and the chunked ratings
+    number them across parts. A part's ``dropped`` holds the games left out in it (a
+    stretch of the file where every game is left out reports them with the next part,
+    or the last). With ``date=True`` each part is sorted by date, as :func:`read_pgn`
+    sorts the whole file, so the file must be in date order for the parts to join up
+    (the chunked ratings check it). ``period="event"`` (text labels over the whole file)
+    needs the whole file: read it with :func:`read_pgn`. ``block_bytes``: the first
+    block's size (default: ``chunk_rows`` games of about 1,000 bytes); later blocks
+    are sized by the bytes per game measured so far.
+
+    A file is cut between games: the scan of a block finds the start of its last game,
+    which is carried over to the next block unread (a block holding less than one game
+    is read on with twice the size), so every game is scanned whole, as in one piece.
+    """
+    if chunk_rows < 1:
+        raise InputError(f"chunk_rows must be at least 1; got {chunk_rows}")
+    if period == "event":
+        raise InputError("period='event' numbers the Event tags over the whole file, which "
+                         "a part cannot know: read the PGN whole (read_pgn; --chunk-rows 0), "
+                         "or use a period length with the dates")
+    _check_period(period, date)
+    single = isinstance(paths, (str, os.PathLike))
+    files = [Path(paths)] if single else [Path(p) for p in paths]  # type: ignore[union-attr]
+    if not files:
+        raise InputError("no PGN files given")
+    syn = _synonyms(names)
+    held = None
+    pending: list[tuple[str, int, str]] = []
+    for path in files:
+        for block in _pgn_blocks(path, chunk_rows, date, block_bytes):
+            if block.n == 0:
+                pending.extend(block.dropped)
+                continue
+            try:
+                games = _games_of([block], syn, date=date, period=period,
+                                  drop_self_play=drop_self_play)
+            except _NothingKept as e:  # (every game of the part against himself)
+                pending.extend(e.dropped)
+                continue
+            if held is not None:
+                yield held
+            held = _with_dropped(games, before=pending)  # (the drops in file order)
+            pending = []
+    if held is None:
+        raise InputError("no valid games: every game is a player against himself")
+    yield _with_dropped(held, after=pending)
+
+
+def pgn_options(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`read_pgn`'s options from a games reader's column options (the command
+    line's, :func:`fastrate.streaming.game_chunks`'): a PGN file has fixed tags, so
+    only ``time`` (any value: read the Date tag), ``period``, ``drop_self_play``,
+    ``names`` (synonyms) and ``date`` apply; anything else is refused in one line."""
+    if "encoding" in columns:
+        raise InputError("--encoding: not an option for a PGN file, which is read as UTF-8, "
+                         "a name that is not UTF-8 as Latin-1; drop --encoding")
+    extra = set(columns) - {"time", "period", "drop_self_play", "names", "date"}
+    if extra:
+        raise InputError(f"a PGN file has fixed tags (White, Black, Result, Date); drop "
+                         f"--{', --'.join(sorted(x.replace('_', '-') for x in extra))}")
+    period = columns.get("period")
+    return {"date": bool(columns.get("date")) or "time" in columns
+            or period not in (None, "event"),
+            "period": period, "drop_self_play": bool(columns.get("drop_self_play")),
+            "names": columns.get("names")}
+
+
+def _with_dropped(games: Any, before: Sequence[tuple[str, int, str]] = (),
+                  after: Sequence[tuple[str, int, str]] = ()) -> Any:
+    """``games`` with the drops of stretches of the file before and after its own."""
+    if not before and not after:
+        return games
+    return dataclasses.replace(games, dropped=tuple(merge_dropped([*before, *games.dropped,
+                                                                   *after])))
+
+
+def _pgn_blocks(path: Path, chunk_rows: int, date: bool, block_bytes: int | None):
+    """The games of ``path`` as scanned blocks (:class:`_File`, ``whole=False``) of about
+    ``chunk_rows`` games (see :func:`pgn_chunks`); refuses a file without games, or with
+    none that can be rated, as :func:`read_pgn` does."""
+    want = block_bytes or chunk_rows * _GUESS_GAME_BYTES
+    want = min(max(int(want), 1), PGN_BLOCK_MAX)
+    carry = np.empty(0, dtype=np.uint8)
+    line0, found, kept, done, eof = 1, 0, 0, 0, False
+    dropped: list[tuple[str, int, str]] = []
+    with _pgn_stream(path) as stream:
+        while True:
+            data = b""
+            if not eof and carry.shape[0] < want:  # (the block topped up to want bytes)
+                try:
+                    data = stream.read(want - carry.shape[0])
+                except (gzip.BadGzipFile, EOFError, OSError) as e:
+                    raise InputError(f"cannot read {path}: {e}") from None
+                eof = not data
+            buf = np.empty(carry.shape[0] + len(data), dtype=np.uint8)
+            buf[:carry.shape[0]] = carry
+            buf[carry.shape[0]:] = np.frombuffer(data, dtype=np.uint8)
+            del data
+            if buf.shape[0] == 0:
+                break
+            flat = _scan(buf)
+            n = flat.shape[0] // _K
+            if not eof and n <= 1:  # at most one game, perhaps cut short: read on
+                carry = buf
+                want = 2 * max(want, buf.shape[0])
+                continue
+            # the games surely whole (before the end of the file, the last one may be
+            # cut short and is carried over), in parts of at most chunk_rows games
+            whole_games = n if eof else n - 1
+            lo = 0
+            for i in range(0, max(whole_games, 1), chunk_rows):
+                j = min(i + chunk_rows, whole_games)
+                hi = buf.shape[0] if j == n else int(flat[j * _K + _START])
+                block = _File(path.name, buf[lo:hi], date=date, event=False,
+                              flat=_rebased(flat[i * _K:j * _K], lo), line0=line0,
+                              whole=False)
+                found += block.found
+                kept += block.n
+                dropped.extend(block.dropped)
+                if block.found:
+                    yield block
+                del block
+                line0 += int(np.count_nonzero(buf[lo:hi] == 10))
+                done += hi - lo
+                lo = hi
+            if lo == buf.shape[0]:  # (only at the end of the file)
+                break
+            carry = buf[lo:].copy()
+            del buf, flat
+            want = min(max(int(chunk_rows * done / max(found, 1)), PGN_BLOCK_MIN),
+                       PGN_BLOCK_MAX)
+    if found == 0:
+        raise InputError(f"no games in {path.name}: the file is empty or holds no PGN "
+                         "tag pairs or moves")
+    if kept == 0:
+        first = "; ".join(f"{c:,} where {r} (first at {w})"  # (as read_pgn: by reason)
+                          for r, c, w in sorted(merge_dropped(dropped),
+                                                key=lambda d: REASONS.index(d[0])))
+        raise InputError(f"no valid games in {path.name}: all {found:,} games are skipped: "
+                         f"{first}")
+
+
+#: 1 for the fields of a scanned game that are byte offsets (-1: none), 0 for codes
+_IS_OFFSET = np.zeros(_K, dtype=np.int64)
+_IS_OFFSET[[_START, _WS, _WE, _BS, _BE, _DS, _DE, _ES, _EE, _RS, _RE, _BAD]] = 1
+
+
+@kernel
+def _rebase(flat: np.ndarray, base: int, is_offset: np.ndarray, out: np.ndarray) -> None:
+    """``out`` = the scanned games ``flat`` with their byte offsets counted from ``base``."""
+    k = is_offset.shape[0]
+    for g in range(flat.shape[0] // k):
+        for f in range(k):
+            v = flat[g * k + f]
+            out[g * k + f] = v - base if is_offset[f] == 1 and v >= 0 else v
+
+
+def _rebased(flat: np.ndarray, base: int) -> np.ndarray:
+    """Scanned games (``_K`` fields each) with their byte offsets counted from ``base``."""
+    if base == 0:
+        return flat
+    out = np.empty_like(flat)
+    _rebase(flat, base, _IS_OFFSET, out)
+    return out
+
+
+def _pgn_stream(path: Path) -> Any:
+    """``path`` opened for reading, decompressed as its first bytes say (see
+    :func:`_read_bytes`)."""
+    from fastrate.io.tables import compression_of_head
+
+    try:
+        with open(path, "rb") as f:
+            codec = compression_of_head(f.read(4))
+        if codec is None:
+            return open(path, "rb")
+        if codec == "gzip":
+            return gzip.open(path, "rb")
+        import pyarrow as pa
+
+        return pa.input_stream(str(path), compression=codec)
+    except FileNotFoundError:
+        raise InputError(f"no such file: {path}") from None
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e}") from None
+
+
 def _games(inputs: list[tuple[str, Any]], *, names: Any, date: bool, period: Any,
            drop_self_play: bool):
     """Games from ``(name, path or uint8 buffer)`` inputs, read one after the other."""
-    from fastrate.data import Games
-    from fastrate.data.players import PlayerIndex
-
-    if period is not None and period != "event" and not date:
-        raise InputError(f"period={period!r} is a length of time, which needs the dates: "
-                         "give date=True (or period='event')")
+    _check_period(period, date)
     syn = _synonyms(names)
     read = [_File(name, _read_bytes(x) if isinstance(x, Path) else x, date=date,
                   event=period == "event") for name, x in inputs]
+    return _games_of(read, syn, date=date, period=period, drop_self_play=drop_self_play)
 
+
+class _NothingKept(InputError):
+    """Every game left out (a part of a file read in parts may be: the rest may not)."""
+
+    def __init__(self, message: str, dropped: list[tuple[str, int, str]]):
+        super().__init__(message)
+        self.dropped = dropped
+
+
+def _check_period(period: Any, date: bool) -> None:
+    if period is not None and period != "event" and not date:
+        raise InputError(f"period={period!r} is a length of time, which needs the dates: "
+                         "give date=True (or period='event')")
+
+
+def _games_of(read: list[_File], syn: dict[str, str] | None, *, date: bool, period: Any,
+              drop_self_play: bool):
+    """The :class:`fastrate.Games` of files (or blocks) already scanned, in order, their
+    players numbered in order of first appearance (after the synonyms ``syn``)."""
     import pyarrow as pa
+
+    from fastrate.data import Games
+    from fastrate.data.players import PlayerIndex
 
     binary = read[0].names if len(read) == 1 else pa.concat_arrays([f.names for f in read])
     ids, players = _intern(binary)
@@ -704,7 +942,8 @@ def _games(inputs: list[tuple[str, Any]], *, names: Any, date: bool, period: Any
         time = None if time is None else time[keep]
         per = per[keep] if isinstance(per, np.ndarray) else per
         if white.shape[0] == 0:
-            raise InputError("no valid games: every game is a player against himself")
+            raise _NothingKept("no valid games: every game is a player against himself",
+                               dropped)
     name = ", ".join(f.name for f in read)
     games = Games.from_arrays(white, black, score, time=time, period=per,
                               players=PlayerIndex(np.array(players, dtype=object)),
