@@ -34,7 +34,7 @@ import numpy as np
 
 from fastrate.data import Games, Ratings, _intern
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
-from fastrate.data.game_table import game_layout, time_values
+from fastrate.data.game_table import GAME_ONLY_COLUMNS, game_layout, time_values
 from fastrate.data.games import GAME_ARRAYS, merge_dropped
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
@@ -761,7 +761,44 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
     :func:`fastrate.read_matches`) as a sequence of :class:`Matches` of about
     ``chunk_rows`` rows, in time order, players numbered globally as in
     :func:`game_chunks`. A match's rows must be together (as a long-format file has
-    them): the rows of a chunk's last match wait for the next chunk."""
+    them): the rows of a chunk's last match wait for the next chunk.
+
+    Two-player games go as matches of two one-player teams
+    (:meth:`Matches.from_games`, chunk by chunk from :func:`game_chunks`): a PGN file,
+    a file read with a game column named (``winner=``, ``white=`` ...), or a table
+    without a match column whose columns read as two-player games."""
+    options = dict(chunk_rows=chunk_rows, format=format, timings=timings, sort=sort)
+    if _pgn_files(source) is not None or any(k in columns for k in GAME_ONLY_COLUMNS):
+        yield from _games_as_matches(source, options, columns)
+        return
+    long = _long_format_chunks(source, **options, **columns)
+    try:
+        first = next(long, None)
+    except InputError as e:  # no match column: two-player games, if they read as such
+        if not str(e).startswith("cannot find the match column"):
+            raise
+        try:
+            yield from _games_as_matches(source, options, columns)
+        except InputError as e2:
+            if str(e2).startswith("cannot find the player columns"):
+                raise e from None
+            raise
+        return
+    if first is not None:
+        yield first
+        yield from long
+
+
+def _games_as_matches(source: Any, options: dict[str, Any], columns: dict[str, Any]
+                      ) -> Iterator[Matches]:
+    for games in game_chunks(source, **options, **columns):
+        yield Matches.from_games(games)
+
+
+def _long_format_chunks(source: Any, *, chunk_rows: int, format: str | None,
+                        timings: dict[str, float] | None, sort: bool,
+                        **columns: Any) -> Iterator[Matches]:
+    """:func:`match_chunks` of a long-format ``source``."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -200,3 +200,64 @@ def test_weng_lin_logistic_predictions_beat_openskills_normal_curve_on_nfl():
     assert normal["pair_log_loss"] == pytest.approx(0.7083, abs=5e-4)
     assert logistic["pair_log_loss"] < math.log(2) < normal["pair_log_loss"]
     assert logistic["pair_accuracy"] == normal["pair_accuracy"]  # the same ratings
+
+
+# ----------------------------------------------------------------------------------
+# a system that rates matches on two-player games: the command line reads them as games
+
+
+def _two_player_file(tmp_path: Path) -> tuple[Path, Games]:
+    g = _games(200, players=12, seed=5, draws=True)
+    names = g.players.names
+    path = tmp_path / "games.csv"
+    path.write_text("white,black,score\n" + "".join(
+        f"{names[w]},{names[b]},{s}\n" for w, b, s in
+        zip(g.white.tolist(), g.black.tolist(), g.score.tolist())))
+    return path, g
+
+
+@pytest.mark.parametrize("name", ["trueskill", "weng_lin", "pairwise_elo"])
+def test_cli_rates_two_player_games_with_a_match_system(tmp_path, name):
+    """A games file (no match column) with a team system: each game a match of two
+    one-player teams, the same ratings as the library on Matches.from_games."""
+    from fastrate.io.tables import read_games
+
+    path, _ = _two_player_file(tmp_path)
+    out = tmp_path / "r.csv"
+    res = CliRunner().invoke(main, ["rate", str(path), "-s", name, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    want = systems.SystemSpec.parse(name).rate(Matches.from_games(read_games(path)))
+    table = pacsv.read_csv(out)
+    got = dict(zip(table.column("player").to_pylist(), table.column("rating").to_pylist()))
+    assert got == pytest.approx(dict(zip(want.players.names.tolist(), want.rating.tolist())),
+                                rel=1e-9)
+
+
+def test_cli_two_player_inputs_for_match_systems(tmp_path):
+    """Game columns named (--winner/--loser), a PGN file and the football example go
+    to a team system as two-player matches; weights that are not shares of a game
+    are left out with a note; a file that is neither says what is missing."""
+    runner = CliRunner()
+    wl = tmp_path / "wl.csv"
+    wl.write_text("winner_id,loser_id,day\na,b,2024-01-01\nb,c,2024-01-02\nc,a,2024-01-03\n")
+    res = runner.invoke(main, ["rate", str(wl), "-s", "trueskill", "--winner", "winner_id",
+                               "--loser", "loser_id", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0].replace('"', "").startswith("player,rating,mu,sigma")
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1-0\n\n'
+                   '[White "b"]\n[Black "a"]\n[Result "1/2-1/2"]\n\n1/2-1/2\n')
+    res = runner.invoke(main, ["rate", str(pgn), "-s", "weng-lin", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(main, ["rate", "--example", "football", "-s", "trueskill", "--top", "3"])
+    assert res.exit_code == 0, res.output
+    assert "rated unweighted" in res.output and "49,520 matches" in res.output
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n1,2\n")
+    res = runner.invoke(main, ["rate", str(bad), "-s", "trueskill"])
+    assert res.exit_code == 1
+    assert res.output.startswith("fastrate: error: cannot find the match column")
+    res = runner.invoke(main, ["evaluate", str(wl), "-s", "elo", "-s", "trueskill",
+                               "--winner", "winner_id", "--loser", "loser_id"])
+    assert res.exit_code == 0, res.output
+    assert "trueskill" in res.output and "pair_log_loss" in res.output

@@ -545,3 +545,43 @@ def test_period_based_systems_in_chunks_default_to_months_as_whole(tmp_path):
     notes = [[x for x in r.output.splitlines() if x.startswith("fastrate: note:")]
              for r in runs]
     assert len(notes[0]) == 1 and "no weights" in notes[0][0] and notes[0] == notes[1]
+
+
+# ----------------------------------------------------------------------------------
+# two-player games for a system that rates matches, in chunks
+
+
+@pytest.mark.parametrize("spec", ["trueskill", "weng_lin:model=bradley_terry_full"])
+@pytest.mark.parametrize("how", ["detected", "named"])
+def test_match_systems_rate_two_player_games_in_chunks(tmp_path, spec, how):
+    """A games file without a match column (found as two-player games, or with a game
+    column named) in chunks: each game a match of two one-player teams, the ratings to
+    the bit those of Matches.from_games on the whole file. (Weights above 1 are no
+    shares of a game: refused, naming the row.)"""
+    path = tmp_path / "g.parquet"
+    pq.write_table(_table().drop_columns(["weight", "margin"]), path)
+    games = fastrate.read_games(path, period="season")
+    full = SystemSpec.parse(spec).rate(fastrate.Matches.from_games(games))
+    named = {"white": "white", "black": "black"} if how == "named" else {}
+    got = streaming.rate_chunks(path, spec, chunk_rows=333, period="season", **named)
+    _assert_same(full, got)
+    heavy = tmp_path / "w.parquet"
+    pq.write_table(_table(), heavy)
+    with pytest.raises(InputError, match=r"column 'weight' must be in \[0, 1\]; found 3.0"):
+        streaming.rate_chunks(heavy, spec, chunk_rows=333, period="season", **named)
+
+
+def test_match_chunks_of_a_pgn_file_and_of_neither(tmp_path):
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text("".join(f'[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n{r}\n\n'
+                           for w, b, r in [("a", "b", "1-0"), ("b", "c", "1/2-1/2"),
+                                           ("c", "a", "0-1"), ("a", "c", "1-0")]))
+    parts = list(streaming.match_chunks(pgn, chunk_rows=2))
+    assert sum(p.n_matches for p in parts) == 4 and max(p.n_matches for p in parts) <= 2
+    whole = SystemSpec.parse("trueskill").rate(
+        fastrate.Matches.from_games(fastrate.read_pgn(pgn)))
+    _assert_same(whole, streaming.rate_chunks(pgn, "trueskill", chunk_rows=1))
+    other = tmp_path / "x.csv"
+    other.write_text("x,y\n1,2\n")
+    with pytest.raises(InputError, match="^cannot find the match column"):
+        list(streaming.match_chunks(other))

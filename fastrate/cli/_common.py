@@ -176,17 +176,14 @@ def column_kwargs(kw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: input options of a two-player games file only, and of a long-format matches file only
-GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "first_points", "second_points",
-                     "margin", "neutral", "drop_self_play", "context", "best_of", "share",
-                     "tennis_score", "entry", "entry_rd")
-MATCH_ONLY_COLUMNS = ("match", "team", "free_for_all", "player", "rank", "place", "unranked")
 
 
 def split_columns(columns: dict[str, Any], matches: bool) -> dict[str, Any]:
     """The :func:`column_kwargs` that apply to a games file (``matches=False``:
     ``read_games`` arguments) or a matches file (``read_matches`` arguments), refusing
     options of the other kind with a one-line error."""
+    from fastrate.data.game_table import GAME_ONLY_COLUMNS
+    from fastrate.data.matches import MATCH_ONLY_COLUMNS
     from fastrate.errors import InputError
 
     wrong = GAME_ONLY_COLUMNS if matches else MATCH_ONLY_COLUMNS
@@ -200,6 +197,16 @@ def split_columns(columns: dict[str, Any], matches: bool) -> dict[str, Any]:
     if matches and out.pop("free_for_all", None):
         out["team"] = False
     return out
+
+
+def chunk_columns(columns: dict[str, Any], matches: bool) -> dict[str, Any]:
+    """:func:`split_columns` for a chunked run of FILE: a game column named (``--winner``
+    ...) says the input is two-player games, which a system that rates matches reads as
+    matches of two one-player teams (:func:`fastrate.streaming.match_chunks`)."""
+    from fastrate.data.game_table import GAME_ONLY_COLUMNS
+
+    games = matches and any(k in columns for k in GAME_ONLY_COLUMNS)
+    return split_columns(columns, matches and not games)
 
 
 def input_format_option(what: str = "FILE", formats: tuple[str, ...] = FORMATS) -> Callable:
@@ -345,11 +352,18 @@ def emit(table, output: str | None, fmt: str | None) -> None:
 def load_games(file: str | None, example: str | None, fmt: str | None, columns: dict,
                 matches: bool = False):
     """The games (or, ``matches=True``, the long-format matches) of FILE or --example."""
+    from fastrate.data import Games
+    from fastrate.data.game_table import GAME_ONLY_COLUMNS
     from fastrate.datasets import load_example
     from fastrate.errors import InputError
     from fastrate.io.pgn_games import is_pgn, pgn_options, read_pgn
     from fastrate.io.tables import read_games
 
+    if matches and example is None and file is not None and (
+            any(k in columns for k in GAME_ONLY_COLUMNS) or is_pgn(file)):
+        # two-player games (a PGN file, or game columns named) for a system that rates
+        # matches: read as games, then each game a match of two one-player teams
+        return games_as_matches(load_games(file, example, fmt, columns))
     columns = split_columns(columns, matches)
     if example is not None:
         if file is not None:
@@ -357,20 +371,48 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
         extra = set(columns) - {"period"}
         if extra:
             raise InputError(f"--example data has fixed columns; drop {', '.join(sorted(extra))}")
-        return load_example(example, period=columns.get("period"))
+        data = load_example(example, period=columns.get("period"))
+        return games_as_matches(data) if matches and isinstance(data, Games) else data
     if file is None:
         raise InputError("no input: give a games FILE (CSV, Parquet or JSON) or --example "
                          "football")
     if matches:
         from fastrate.io.matches import read_matches
 
-        games = read_matches(file, format=fmt, **columns)
+        try:
+            games = read_matches(file, format=fmt, **columns)
+        except InputError as e:  # no match column: two-player games, if they read as such
+            if not str(e).startswith("cannot find the match column"):
+                raise
+            try:
+                return games_as_matches(load_games(file, example, fmt, columns))
+            except InputError as e2:  # (the games' own error once they are games)
+                if str(e2).startswith("cannot find the player columns"):
+                    raise e from None
+                raise
     elif is_pgn(file):
         games = read_pgn(file, **pgn_options(columns))
     else:
         games = read_games(file, format=fmt, **columns)
     note_dropped(games.dropped)
     return games
+
+
+def games_as_matches(games: Any) -> Any:
+    """Two-player games as matches of two one-player teams, for a system that rates
+    matches (:meth:`fastrate.Matches.from_games`). Seat weights are shares of a game in
+    [0, 1]; games weighted otherwise (the football example's match importance, 0.5 to
+    1.5) are rated unweighted, with a note."""
+    import dataclasses
+
+    from fastrate.data import Matches
+
+    if games.weight is not None and not ((games.weight >= 0.0) & (games.weight <= 1.0)).all():
+        click.echo(f"fastrate: note: the games' weights run to {float(games.weight.max()):g}; "
+                   "a system that rates matches takes weights as shares of a game in [0, 1] "
+                   "(partial play), so these games are rated unweighted", err=True)
+        games = dataclasses.replace(games, weight=None)
+    return Matches.from_games(games)
 
 
 def note_dropped(dropped: Any) -> None:

@@ -13,6 +13,7 @@ from fastrate.cli._common import (
     MATCH_EXAMPLES,
     GameProgress,
     Progress,
+    chunk_columns,
     column_kwargs,
     emit,
     format_table,
@@ -244,7 +245,7 @@ def rate_command(file, example, system, initial, resets, predictions, top, min_g
                          "--resets" if resets is not None else None, matches_ok=True)
     if chunks is not None:
         _rate_in_chunks(file, parsed, chunks, initial, predictions, top, input_format,
-                        output, fmt, progress, split_columns(columns, as_matches), sort_input,
+                        output, fmt, progress, chunk_columns(columns, as_matches), sort_input,
                         (min_games, conservative))
         return
     bar = Progress(["reading", "rating", "writing"], progress)
@@ -544,7 +545,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
                                      chunk_rows=chunks, format=input_format, progress=bar,
                                      sort=sort_input, dropped=dropped,
                                      default_period=DEFAULT_PERIOD, seen=seen,
-                                     **split_columns(columns, as_matches))
+                                     **chunk_columns(columns, as_matches))
         finally:
             bar.close()
         _note_chunks(dropped, seen, parsed)

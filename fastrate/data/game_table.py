@@ -26,7 +26,14 @@ from fastrate.errors import InputError
 
 __all__ = ["game_columns", "game_layout", "GameLayout", "pick_column", "find_column",
            "period_column", "release_arrow_memory", "time_values",
-           "PLAYER_PAIRS", "SCORE_PAIRS", "TIME_COLUMNS", "SCORE_COLUMNS"]
+           "PLAYER_PAIRS", "SCORE_PAIRS", "TIME_COLUMNS", "SCORE_COLUMNS",
+           "GAME_ONLY_COLUMNS"]
+
+#: the column options of a two-player games reader that a long-format (matches) reader
+#: has not: naming one says the input is two-player games
+GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "first_points", "second_points",
+                     "margin", "neutral", "drop_self_play", "context", "best_of", "share",
+                     "tennis_score", "entry", "entry_rd")
 
 #: recognised (first, second) player column pairs, in order of preference
 PLAYER_PAIRS = [("white", "black"), ("player1", "player2"), ("player_a", "player_b"),

@@ -59,7 +59,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Matches", "MatchLayout", "match_layout", "matches_from_table", "pair_offsets",
            "MATCH_COLUMNS",
-           "TEAM_COLUMNS", "PLAYER_COLUMNS", "RANK_COLUMNS", "SCORE_COLUMNS", "UNRANKED"]
+           "TEAM_COLUMNS", "PLAYER_COLUMNS", "RANK_COLUMNS", "SCORE_COLUMNS", "UNRANKED",
+           "MATCH_ONLY_COLUMNS"]
+
+#: the column options of a long-format (matches) reader that a two-player games reader
+#: has not
+MATCH_ONLY_COLUMNS = ("match", "team", "free_for_all", "player", "rank", "place", "unranked")
 
 #: column names recognised (case-insensitively, first found wins) in a long-format table
 MATCH_COLUMNS = ("match", "match_id", "game", "game_id", "event", "event_id", "race",
