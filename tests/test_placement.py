@@ -1098,3 +1098,30 @@ def test_api_missing_game_ids_raise():
         P.place_counts(["a", "b"], [1, 2], game=np.array([1.0, np.nan]))
     with pytest.raises(InputError, match="column 'game' must name a game in every row"):
         P.pga(np.array(["g", None], dtype=object), ["a", "b"], [1, 2], [3, 3])
+
+
+def test_cli_stats_columns_named_by_the_user(files, own_files, tmp_path):
+    """A log whose columns have other names reads the same once they are named
+    (--game/--player/--place/--points/--table-level/--time), also for taowr/taolz; a
+    name that is not in the file is one line naming the file's columns."""
+    renamed = tmp_path / "renamed.csv"
+    text = (files / "log.csv").read_text().splitlines()
+    renamed.write_text("round,nick,finish,score,tier\n" + "\n".join(text[1:]) + "\n")
+    want = _invoke(["stats", str(files / "log.csv"), "--format", "json"])
+    got = _invoke(["stats", str(renamed), "--game", "round", "--player", "nick", "--place",
+                   "finish", "--points", "score", "--table-level", "tier", "--format", "json"])
+    assert want.exit_code == 0 and got.exit_code == 0, got.output
+    assert json.loads(got.stdout) == json.loads(want.stdout)
+    own = tmp_path / "own_renamed.csv"
+    lines = own_files.read_text().splitlines()
+    own.write_text("g,when,who,pos,pts\n" + "\n".join(lines[1:]) + "\n")
+    want = _invoke(["stats", str(own_files), "--reference", "taolz", "--format", "json"])
+    got = _invoke(["stats", str(own), "--reference", "taolz", "--game", "g", "--time", "when",
+                   "--player", "who", "--place", "pos", "--points", "pts", "--format", "json"])
+    assert got.exit_code == 0, got.output
+    assert json.loads(got.stdout) == json.loads(want.stdout)
+    res = _main(["placement", "stats", str(renamed), "--player", "name"])
+    assert res.exit_code == 1
+    assert res.output.strip().splitlines()[-1] == (
+        f"fastrate: error: no column 'name' (given for the player) in {renamed} (columns: "
+        "round, nick, finish, score, tier)")

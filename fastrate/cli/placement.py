@@ -65,15 +65,17 @@ def _needs_history(file: str, reference: str):
 
 
 def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
-          own: dict | None = None):
+          own: dict | None = None, columns: dict | None = None):
     """(player names, counts, points or None, levels or None, games_behind or None,
     TAOWR/TAOLZ columns or None). ``own``: the options of placement.own_reference_stats
-    (reference, level, ...), which need a log with time and points columns."""
+    (reference, level, ...), which need a log with time and points columns. ``columns``:
+    the file's names for the columns (read_placement's ``columns=``)."""
     from fastrate.io.placement import read_placement
     from fastrate.stats import placement
 
     data = read_placement(file, fmt, places,
-                          check=None if own is None else _needs_history(file, own["reference"]))
+                          check=None if own is None else _needs_history(file, own["reference"]),
+                          columns=columns)
     if data.kind == "counts":
         return data.player, data.counts, data.points, data.levels, None, None
     src = data.source
@@ -123,10 +125,23 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
               help="Number of places k of a log (default: the largest place).")
 @click.option("--allow-ties", is_flag=True, help="Allow two players to share a place in "
               "one game of a log.")
+@click.option("--game", "game_col", metavar="COL", help="Column of a log's games (default: "
+              "game).")
+@click.option("--player", "player_col", metavar="COL", help="Column of the players "
+              "(default: player).")
+@click.option("--place", "place_col", metavar="COL", help="Column of a log's places 1..k "
+              "(default: place; a file without one is a counts table).")
+@click.option("--points", "points_col", metavar="COL", help="Column of the points won per "
+              "game (default: points).")
+@click.option("--table-level", "level_col", metavar="COL", help="Column of a log's table "
+              "level 0..5 (default: level).")
+@click.option("--time", "time_col", metavar="COL", help="Column of a log's times (default: "
+              "time).")
 @input_format_option()
 @table_output_options(without_o="csv on stdout")
 def stats_command(file, reference, observed, level, initial, floor, pseudocount, yates,
-                  places, allow_ties, input_format, output, fmt) -> None:
+                  places, allow_ties, game_col, player_col, place_col, points_col, level_col,
+                  time_col, input_format, output, fmt) -> None:
     """Per-player skill statistics from a placement log or a counts table.
 
     FILE is a log (columns game, player, place[, points, level, time]; one row per
@@ -147,6 +162,7 @@ def stats_command(file, reference, observed, level, initial, floor, pseudocount,
       fastrate placement stats profiles.csv --reference tazd --yates auto
       fastrate placement stats log.parquet --reference my_profile.txt --format json
       fastrate placement stats log.csv --reference taolz --pseudocount 0.5
+      fastrate placement stats results.csv --game round --player nick --place finish
     """
     import pyarrow as pa
 
@@ -167,8 +183,11 @@ def stats_command(file, reference, observed, level, initial, floor, pseudocount,
                **{name: own_options[name] for name in given}}
     elif given:
         raise InputError(f"--{given[0]} applies to --reference taowr or taolz only")
+    columns = {role: name for role, name in (
+        ("game", game_col), ("player", player_col), ("place", place_col),
+        ("points", points_col), ("level", level_col), ("time", time_col)) if name is not None}
     players, counts, points, levels, gb, own_cols = _load(file, input_format, places,
-                                                          allow_ties, own)
+                                                          allow_ties, own, columns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", placement.ProfileWarning)
         cols = placement.placement_stats(counts, reference=None if own else ref, yates=mode,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from fastrate._validate import Source, arrow_to_numpy, as_float64, check_range
 from fastrate.errors import InputError
 from fastrate.io.tables import read_table, source_for
 
-__all__ = ["PlacementInput", "SeatingLog", "read_placement", "read_seating", "read_profile",
+__all__ = ["PlacementInput", "SeatingLog", "read_placement", "PLACEMENT_COLUMNS", "read_seating", "read_profile",
            "PLACE_COLUMN", "LEVEL_COLUMN"]
 
 #: a counts table's place columns: ``p1``, ``place1``, ``place_1`` ... (any case)
@@ -103,10 +103,14 @@ def _table_source(path: str | os.PathLike, table: Any, cols: dict[str, str],
                                columns=tuple(cols.items()))
 
 
+#: the columns of a placement file that may be named by the caller (``columns=``)
+PLACEMENT_COLUMNS = ("game", "player", "place", "points", "level", "time")
+
+
 def read_placement(path: str | os.PathLike, format: str | None = None,
                    places: int | None = None, *,
-                   check: Callable[[str, tuple[str, ...]], None] | None = None
-                   ) -> PlacementInput:
+                   check: Callable[[str, tuple[str, ...]], None] | None = None,
+                   columns: Mapping[str, str] | None = None) -> PlacementInput:
     """Read a placement log or a counts table (CSV, also compressed, Parquet or JSON).
 
     A file with a ``place`` column is a log (``game, player, place[, points, level,
@@ -119,6 +123,9 @@ def read_placement(path: str | os.PathLike, format: str | None = None,
     goes to the statistics). ``check(kind, columns)``, when given, runs once the layout
     is known and before its columns are read (e.g. to refuse a counts table for a
     statistic that needs a log's history); ``columns`` are the file's column names.
+    ``columns=``: the file's names for any of :data:`PLACEMENT_COLUMNS` (``{"player":
+    "nick", "place": "finish"}``), which then stand for them whatever the file's other
+    columns are called (names given must match exactly).
 
     >>> data = read_placement("counts.csv")  # player,p1,p2,p3 / ann,5,3,2  # doctest: +SKIP
     >>> data.kind, data.player.tolist(), data.counts.tolist()  # doctest: +SKIP
@@ -126,14 +133,23 @@ def read_placement(path: str | os.PathLike, format: str | None = None,
     """
     table = read_table(path, format)
     cols = _lower(table)
+    for role, name in (columns or {}).items():
+        if role not in PLACEMENT_COLUMNS:
+            raise InputError(f"no column role {role!r} in a placement file; the roles are "
+                             f"{', '.join(PLACEMENT_COLUMNS)}")
+        if name not in table.column_names:
+            raise InputError(f"no column {name!r} (given for the {role}) in {path} (columns: "
+                             f"{', '.join(table.column_names)})")
+        cols[role] = name
     if "player" not in cols:
         raise InputError(f"no column 'player' in {path} (columns: "
                          f"{', '.join(table.column_names)}); a log needs game, player, place "
                          "and a counts table player, p1..pk")
     src = _table_source(path, table, cols, format)
     kind = "log" if "place" in cols else "counts"
-    if check is not None:
-        check(kind, tuple(table.column_names))
+    if check is not None:  # (the columns given by the caller under their roles)
+        role_of = {name: role for role, name in (columns or {}).items()}
+        check(kind, tuple(role_of.get(c, c) for c in table.column_names))
     if kind == "log":
         optional = {name: _column(table, cols, name) if name in cols else None
                     for name in ("game", "points", "level", "time")}
