@@ -150,11 +150,16 @@ def _warm_bridge() -> None:
 #: The kernel groups beside the rating systems (see :func:`_chains` for the order the
 #: workers take them in).
 def _warm_pgn() -> None:
-    """The PGN reader's kernels: scan, classify, gather, pick, dates."""
-    from fastrate.io.pgn_games import parse_pgn
+    """The PGN reader's kernels: scan, classify, gather, pick, dates; and a stream read
+    in parts of one game (the offsets of the second counted from its own start)."""
+    import io
 
-    parse_pgn('[Event "E"]\n[Date "2024.01.02"]\n[White "A"]\n[Black "B"]\n'
-              '[Result "1-0"]\n1. e4 {c} 1-0\n', name="warm-up", date=True, period="event")
+    from fastrate.io.pgn_games import parse_pgn, pgn_chunks
+
+    game = ('[Event "E"]\n[Date "2024.01.02"]\n[White "A"]\n[Black "B"]\n'
+            '[Result "1-0"]\n1. e4 {c} 1-0\n')
+    parse_pgn(game, name="warm-up", date=True, period="event")
+    list(pgn_chunks(io.BytesIO(3 * game.encode()), chunk_rows=1, date=True))
 
 
 def _warm_intern() -> None:

@@ -603,3 +603,21 @@ def test_cli_rates_and_evaluates_a_pgn_file_in_chunks(tmp_path):
         body = [line for line in whole.output.splitlines() if "skipped" not in line]
         assert [line for line in parts.output.splitlines()
                 if "skipped" not in line] == body
+
+
+def test_parts_of_an_open_stream(tmp_path):
+    """A binary stream (stdin, a pipe) in parts: the file's games; a compressed stream
+    is refused in one line (a path is decompressed as it is read)."""
+    import io
+
+    from fastrate.io.pgn_games import pgn_chunks
+
+    whole = read_pgn(write(tmp_path, BAD + GOOD, "s.pgn"))
+    stream = io.BytesIO((BAD + GOOD).encode())
+    stream.name = "stdin"
+    got, dropped = _joined(pgn_chunks(stream, chunk_rows=2, block_bytes=40))
+    assert got == table(whole)
+    assert sorted(dropped) == sorted((r, c, w.replace("s.pgn", "stdin"))
+                                     for r, c, w in whole.dropped)
+    with pytest.raises(InputError, match="^<stream> is gzip-compressed; give the file's path"):
+        list(pgn_chunks(io.BytesIO(gzip.compress(GOOD.encode()))))

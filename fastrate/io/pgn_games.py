@@ -666,7 +666,7 @@ PGN_BLOCK_MIN = 64 << 10
 _GUESS_GAME_BYTES = 1000
 
 
-def pgn_chunks(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
+def pgn_chunks(paths: str | os.PathLike | Sequence[str | os.PathLike] | Any, *,
                chunk_rows: int = 4_000_000,
                names: Mapping[str, str] | str | os.PathLike | None = None,
                date: bool = False, period: str | float | None = None,
@@ -687,6 +687,9 @@ def pgn_chunks(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     block's size (default: ``chunk_rows`` games of about 1,000 bytes); later blocks
     are sized by the bytes per game measured so far.
 
+    ``paths`` may also be a binary stream open for reading (``sys.stdin.buffer``, a
+    pipe from ``zstd -dc``; uncompressed PGN), read to its end.
+
     A file is cut between games: the scan of a block finds the start of its last game,
     which is carried over to the next block unread (a block holding less than one game
     is read on with twice the size), so every game is scanned whole, as in one piece.
@@ -698,8 +701,11 @@ def pgn_chunks(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
                          "a part cannot know: read the PGN whole (read_pgn; --chunk-rows 0), "
                          "or use a period length with the dates")
     _check_period(period, date)
-    single = isinstance(paths, (str, os.PathLike))
-    files = [Path(paths)] if single else [Path(p) for p in paths]  # type: ignore[union-attr]
+    if hasattr(paths, "read"):  # a binary stream (already open: stdin, a socket ...)
+        files: list[Any] = [paths]
+    else:
+        single = isinstance(paths, (str, os.PathLike))
+        files = [Path(paths)] if single else [Path(p) for p in paths]  # type: ignore
     if not files:
         raise InputError("no PGN files given")
     syn = _synonyms(names)
@@ -753,15 +759,18 @@ def _with_dropped(games: Any, before: Sequence[tuple[str, int, str]] = (),
                                                                    *after])))
 
 
-def _pgn_blocks(path: Path, chunk_rows: int, date: bool, block_bytes: int | None):
-    """The games of ``path`` as scanned blocks (:class:`_File`, ``whole=False``) of about
-    ``chunk_rows`` games (see :func:`pgn_chunks`); refuses a file without games, or with
-    none that can be rated, as :func:`read_pgn` does."""
+def _pgn_blocks(path: Any, chunk_rows: int, date: bool, block_bytes: int | None):
+    """The games of ``path`` (a file, or an open binary stream) as scanned blocks
+    (:class:`_File`, ``whole=False``) of about ``chunk_rows`` games (see
+    :func:`pgn_chunks`); refuses a file without games, or with none that can be rated,
+    as :func:`read_pgn` does."""
     want = block_bytes or chunk_rows * _GUESS_GAME_BYTES
     want = min(max(int(want), 1), PGN_BLOCK_MAX)
     carry = np.empty(0, dtype=np.uint8)
     line0, found, kept, done, eof = 1, 0, 0, 0, False
     dropped: list[tuple[str, int, str]] = []
+    if hasattr(path, "read"):
+        path = _OpenStream(path)
     with _pgn_stream(path) as stream:
         while True:
             data = b""
@@ -771,6 +780,8 @@ def _pgn_blocks(path: Path, chunk_rows: int, date: bool, block_bytes: int | None
                 except (gzip.BadGzipFile, EOFError, OSError) as e:
                     raise InputError(f"cannot read {path}: {e}") from None
                 eof = not data
+                if done == 0 and carry.shape[0] == 0 and isinstance(path, _OpenStream):
+                    _check_plain(data, path.name)
             buf = np.empty(carry.shape[0] + len(data), dtype=np.uint8)
             buf[:carry.shape[0]] = carry
             buf[carry.shape[0]:] = np.frombuffer(data, dtype=np.uint8)
@@ -843,11 +854,39 @@ def _rebased(flat: np.ndarray, base: int) -> np.ndarray:
     return out
 
 
-def _pgn_stream(path: Path) -> Any:
-    """``path`` opened for reading, decompressed as its first bytes say (see
-    :func:`_read_bytes`)."""
+def _check_plain(head: bytes, name: str) -> None:
+    """Refuse a stream that starts as a compressed file does (its path is decompressed;
+    an open stream is read as it is)."""
     from fastrate.io.tables import compression_of_head
 
+    codec = compression_of_head(head[:4])
+    if codec is not None:
+        raise InputError(f"{name} is {codec}-compressed; give the file's path (decompressed "
+                         "as it is read) or a decompressed stream")
+
+
+class _OpenStream:
+    """A binary stream given to :func:`pgn_chunks`: read as it is (not closed), named by
+    its ``name`` (``<stream>`` without one) in messages."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+        self.name = Path(str(getattr(stream, "name", "<stream>"))).name
+
+    def __enter__(self) -> Any:
+        return self.stream
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _pgn_stream(path: Any) -> Any:
+    """``path`` opened for reading, decompressed as its first bytes say (see
+    :func:`_read_bytes`); a stream already open as it is."""
+    from fastrate.io.tables import compression_of_head
+
+    if isinstance(path, _OpenStream):
+        return path
     try:
         with open(path, "rb") as f:
             codec = compression_of_head(f.read(4))
