@@ -661,6 +661,7 @@ def read_pgn(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
 #: games of one such block), and the least
 PGN_BLOCK_MAX = 256 << 20
 PGN_BLOCK_MIN = 64 << 10
+PGN_FIRST_BLOCK = 8 << 20
 #: the bytes a game takes, guessed before the first block is read (lichess's games
 #: with their moves run to about 700-1,000; after the first block, measured)
 _GUESS_GAME_BYTES = 1000
@@ -764,7 +765,10 @@ def _pgn_blocks(path: Any, chunk_rows: int, date: bool, block_bytes: int | None)
     (:class:`_File`, ``whole=False``) of about ``chunk_rows`` games (see
     :func:`pgn_chunks`); refuses a file without games, or with none that can be rated,
     as :func:`read_pgn` does."""
-    want = block_bytes or chunk_rows * _GUESS_GAME_BYTES
+    # a first block of at most 8 MB measures the bytes a game takes; later blocks hold
+    # about chunk_rows games (a guess of 1,000 bytes a game held 17 times too many
+    # games of a result-only file, and its scan 120 bytes a game)
+    want = block_bytes or min(chunk_rows * _GUESS_GAME_BYTES, PGN_FIRST_BLOCK)
     want = min(max(int(want), 1), PGN_BLOCK_MAX)
     carry = np.empty(0, dtype=np.uint8)
     line0, found, kept, done, eof = 1, 0, 0, 0, False
