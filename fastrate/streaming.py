@@ -791,8 +791,15 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
 
 def _games_as_matches(source: Any, options: dict[str, Any], columns: dict[str, Any]
                       ) -> Iterator[Matches]:
+    """Each chunk of two-player games as matches, numbered on from the previous chunk's
+    (the match labels are the games' rows among all of them, as for the whole input)."""
+    done = 0
     for games in game_chunks(source, **options, **columns):
-        yield Matches.from_games(games)
+        m = Matches.from_games(games)
+        if done:
+            m = dataclasses.replace(m, match_labels=m.match_labels + done)
+        done += games.n_games
+        yield m
 
 
 def _long_format_chunks(source: Any, *, chunk_rows: int, format: str | None,

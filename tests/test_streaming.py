@@ -578,6 +578,8 @@ def test_match_chunks_of_a_pgn_file_and_of_neither(tmp_path):
                                            ("c", "a", "0-1"), ("a", "c", "1-0")]))
     parts = list(streaming.match_chunks(pgn, chunk_rows=2))
     assert sum(p.n_matches for p in parts) == 4 and max(p.n_matches for p in parts) <= 2
+    # matches numbered on from chunk to chunk: the games' rows, as read whole
+    assert np.concatenate([p.match_labels for p in parts]).tolist() == [0, 1, 2, 3]
     whole = SystemSpec.parse("trueskill").rate(
         fastrate.Matches.from_games(fastrate.read_pgn(pgn)))
     _assert_same(whole, streaming.rate_chunks(pgn, "trueskill", chunk_rows=1))
