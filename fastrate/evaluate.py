@@ -201,19 +201,23 @@ def _match_predictions(spec: SystemSpec, matches: Matches, initial: Any
     if system.data == "matches":
         r = spec.rate(matches, initial=initial)
         return r, r.predictions, r.pair_predictions
+    r = spec.rate(two_player_games(spec, matches), initial=initial)
+    p = r.predictions
+    return r, _metrics.two_player_win_probabilities(p), np.ascontiguousarray(p, np.float64)
+
+
+def two_player_games(spec: SystemSpec, matches: Matches) -> Games:
+    """Two-player ``matches`` as games for a two-player system (:meth:`Matches.to_games`:
+    the better-ranked player first); refused, naming the system, when a match has teams
+    or more than two sides, or for a system that rates neither."""
+    system = spec.system
     if system.data != "games":
         system.require_data("matches", "evaluate it with its own toolkit")
     if not matches.is_two_player():
         raise ConfigError(f"rating system {system.name!r} rates two-player games; these "
                           "matches have teams or more than two sides: choose a system that "
                           f"rates matches ({', '.join(names('matches'))})")
-    games = matches.to_games()
-    r = spec.rate(games, initial=initial)
-    p = r.predictions
-    win = np.empty(2 * p.shape[0], dtype=np.float64)
-    win[0::2] = p
-    win[1::2] = 1.0 - p
-    return r, win, np.ascontiguousarray(p, dtype=np.float64)
+    return matches.to_games()
 
 
 def evaluate_matches(matches: Games | Matches, systems: Sequence[Any] | str,

@@ -34,7 +34,7 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_range, fail_at
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
-__all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
+__all__ = ["EPS", "DRAWS", "two_player_win_probabilities", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
            "calibration", "summary", "ScoreSums", "MatchScoreSums", "METRICS", "check_draws", "MATCH_METRICS",
            "match_summary", "expected_ranks", "rank_correlation", "winner_outcomes"]
 
@@ -410,6 +410,16 @@ def summary(p: Any, y: Any, weights: Any = None, mask: Any = None,
 #: the scalar metrics :func:`match_summary` reports, in order
 MATCH_METRICS = ("winner_log_loss", "winner_accuracy", "pair_log_loss", "pair_accuracy",
                  "rank_correlation")
+
+
+def two_player_win_probabilities(p: Any) -> np.ndarray:
+    """Both sides' win probabilities ``p, 1 - p`` of two-player matches (interleaved, as
+    a match's teams are stored) from the first side's expected score ``p``."""
+    p = np.asarray(p, dtype=np.float64)
+    win = np.empty(2 * p.shape[0], dtype=np.float64)
+    win[0::2] = p
+    win[1::2] = 1.0 - p
+    return win
 
 
 def winner_outcomes(rank: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -40,9 +40,16 @@ from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
 from fastrate.data.players import NameTable, PlayerIndex
 from fastrate.errors import ConfigError, InputError
+from fastrate.evaluate import two_player_games
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
 from fastrate.io.tables import games_from_table
-from fastrate.metrics import MatchScoreSums, ScoreSums, check_draws, winner_outcomes
+from fastrate.metrics import (
+    MatchScoreSums,
+    ScoreSums,
+    check_draws,
+    two_player_win_probabilities,
+    winner_outcomes,
+)
 from fastrate.systems import SystemSpec
 
 __all__ = ["rate_chunks", "evaluate_chunks", "game_chunks", "match_chunks", "CHUNK_ROWS",
@@ -687,9 +694,11 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
     (:class:`fastrate.metrics.ScoreSums`; for systems that rate matches, read from a
     long-format ``source``, :class:`fastrate.metrics.MatchScoreSums` and the calibration
     of the win probabilities, as :func:`fastrate.evaluate.evaluate_matches`). The input
-    is read once per system; the systems rate one kind of data. ``initial``: starting
-    ratings for every system, ``dropped`` (the rows left out, counted once),
-    ``default_period`` and ``seen``, as in :func:`rate_chunks`."""
+    is read once per system. When some systems rate matches, the two-player ones join
+    them on two-player matches (each part rated as games, as
+    :func:`fastrate.evaluate.evaluate_matches` does). ``initial``: starting ratings for
+    every system, ``dropped`` (the rows left out, counted once), ``default_period`` and
+    ``seen``, as in :func:`rate_chunks`."""
     check_draws(draws)
     k = check_burn_in(burn_in)
     specs = [SystemSpec.of(s) for s in ([systems] if isinstance(systems, (str, SystemSpec))
@@ -698,11 +707,7 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         raise ConfigError("no systems to evaluate: give at least one, e.g. ['elo']")
     for spec in specs:
         _check_streamable(spec)
-    kinds = {spec.system.data for spec in specs}
-    if len(kinds) > 1:
-        raise ConfigError("in chunks, the systems compared must all rate games or all rate "
-                          "matches; read the input whole to compare both")
-    matches = kinds == {"matches"}
+    matches = any(spec.system.data == "matches" for spec in specs)
     labels = unique_labels([s.label for s in specs])
     rows, tables, ratings = [], {}, {}
     expected = count_rows(source, format) if progress is not None and not matches else None
@@ -714,15 +719,19 @@ def evaluate_chunks(source: Any, systems: Sequence[Any] | str, *, burn_in: int =
         state = initial
         done, start = 0, time.perf_counter()
         for part in _parts(spec, source, dropped if spec is specs[0] else None,
-                           default_period, seen, chunk_rows=chunk_rows, format=format,
-                           sort=sort, **columns):
-            state = _rate(spec, part, state, True)
+                           default_period, seen, as_matches=matches, chunk_rows=chunk_rows,
+                           format=format, sort=sort, **columns):
+            two_player = matches and spec.system.data == "games"
+            state = _rate(spec, two_player_games(spec, part) if two_player else part,
+                          state, True)
             mask = burn.mask(part)
             if matches:
                 off = part.match_team_offsets
-                match_acc.add(state.predictions, state.pair_predictions, part.rank, off,
-                              mask)
-                acc.add(state.predictions, winner_outcomes(part.rank, off),
+                win, pair = state.predictions, state.pair_predictions
+                if two_player:  # (the better-ranked player's p: p, 1 - p)
+                    win, pair = two_player_win_probabilities(win), win
+                match_acc.add(win, pair, part.rank, off, mask)
+                acc.add(win, winner_outcomes(part.rank, off),
                         mask=None if mask is None else mask[part.team_match()])
             else:
                 acc.add(state.predictions, part.score, mask=mask)
@@ -901,14 +910,16 @@ def _ready_matches(spec: SystemSpec, chunks: Iterator[Matches]) -> Iterator[Matc
 
 def _parts(spec: SystemSpec, source: Any, dropped: list | None = None,
            default_period: str | None = None, seen: dict | None = None,
-           **options: Any) -> Iterator[Any]:
+           as_matches: bool = False, **options: Any) -> Iterator[Any]:
     """The parts of ``source`` ``spec`` rates one after another: :class:`Matches` for a
-    system that rates matches, else :class:`Games` (see :func:`_ready_parts`), observed
-    by :func:`_observed` (``dropped``, ``default_period``, ``seen``)."""
-    read = match_chunks if spec.system.data == "matches" else game_chunks
+    system that rates matches (or for any, ``as_matches``), else :class:`Games` (see
+    :func:`_ready_parts`), observed by :func:`_observed` (``dropped``,
+    ``default_period``, ``seen``)."""
+    matches = as_matches or spec.system.data == "matches"
+    read = match_chunks if matches else game_chunks
     default = default_period if spec.system.period_based and not spec.system.batch else None
     chunks = _observed(read(source, **options), dropped, default, seen)
-    return (_ready_matches if spec.system.data == "matches" else _ready_games)(spec, chunks)
+    return (_ready_matches if matches else _ready_games)(spec, chunks)
 
 
 def _observed(chunks: Iterator[Any], dropped: list | None, default_period: str | None,

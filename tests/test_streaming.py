@@ -587,3 +587,26 @@ def test_match_chunks_of_a_pgn_file_and_of_neither(tmp_path):
     other.write_text("x,y\n1,2\n")
     with pytest.raises(InputError, match="^cannot find the match column"):
         list(streaming.match_chunks(other))
+
+
+def test_evaluate_chunks_compares_two_player_and_match_systems(tmp_path):
+    """Elo, Glicko-2 and TrueSkill on two-player games in chunks: every system scored
+    on the matches, the same numbers as evaluate_matches on the whole input; on matches
+    with more than two sides a two-player system is refused, naming it."""
+    from fastrate.evaluate import evaluate_matches
+
+    path = tmp_path / "g.parquet"
+    pq.write_table(_table().drop_columns(["weight", "margin"]), path)
+    specs = ["elo", "glicko2", "trueskill"]
+    whole = evaluate_matches(fastrate.read_games(path, period="season"), specs, burn_in=2)
+    got = streaming.evaluate_chunks(path, specs, burn_in=2, chunk_rows=333, period="season")
+    assert got.unit == "matches"
+    for a, b in zip(whole.rows, got.rows):
+        assert a["system"] == b["system"]
+        for key, value in a.items():
+            if key != "system":
+                assert b[key] == pytest.approx(value, rel=1e-12, abs=1e-15), (a["system"], key)
+    long = tmp_path / "ffa.csv"
+    long.write_text("match,player,place\n1,a,1\n1,b,2\n1,c,3\n2,a,2\n2,b,1\n2,c,3\n")
+    with pytest.raises(ConfigError, match="rating system 'elo' rates two-player games"):
+        streaming.evaluate_chunks(long, ["elo", "trueskill"], chunk_rows=2)

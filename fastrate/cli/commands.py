@@ -526,9 +526,7 @@ def evaluate_command(file, example, systems, burn_in, draws, calibration, initia
     names = [p.name for p in parsed]
     as_matches = _rates_matches(example, names)
     chunks = _chunk_rows(file, example, chunk_rows, parsed,
-                         "a two-player system on a matches file"
-                         if as_matches and any(p.system.data == "games" for p in parsed)
-                         else "--resets" if resets is not None
+                         "--resets" if resets is not None
                          else "--fit-until/--score-from/--score-until" if (
                              fit_until or score_from or score_until) else None,
                          matches_ok=True)
