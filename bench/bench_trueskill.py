@@ -118,16 +118,16 @@ def cpu_time_ratios(shapes=SHAPES, n=PEER_MATCHES[True]):
     """The like-for-like ratios again in CPU time (``time.process_time``), a cross-check
     on a shared machine (see ``bench.bench_weng_lin.cpu_time_ratios``). One line per
     workload."""
-    from bench.bench_weng_lin import _cpu_best
+    from bench.bench_weng_lin import cpu_best
 
     ts = pytest.importorskip("trueskill")
     for shape in shapes:
         m = _subsample(matches_workload(shape, scale=1.0), n)
         trueskill.rate(m, CONFIG, predictions=False)
         trueskill.rate(m, CONFIG)
-        peer = _cpu_best(partial(_package_run, ts, m), 1)
-        final = _cpu_best(partial(trueskill.rate, m, CONFIG, predictions=False), 30)
-        full = _cpu_best(partial(trueskill.rate, m, CONFIG), 30)
+        peer = cpu_best(partial(_package_run, ts, m), 1)
+        final = cpu_best(partial(trueskill.rate, m, CONFIG, predictions=False), 30)
+        full = cpu_best(partial(trueskill.rate, m, CONFIG), 30)
         print(f"{shape:5s} trueskill {m.n_matches / peer:9.0f}/s  final-only "
               f"{peer / final:7.0f}x  with predictions {peer / full:7.0f}x", flush=True)
 

@@ -39,15 +39,15 @@ SMOKE_SCALE = 0.0005
 SIZES = [pytest.param("small"), pytest.param("large", marks=pytest.mark.large)]
 
 
-def _workload(shape: str, size: str):
+def workload(shape: str, size: str):
     return matches_workload(shape, scale=1.0 if size == "large" else SMOKE_SCALE)
 
 
-def _rate(m, config, predictions=True):
+def rate_matches(m, config, predictions=True):
     return weng_lin.rate(m, config, predictions=predictions)
 
 
-def _config(model):
+def model_config(model):
     """The model's config, built once outside the timed calls (as openskill's model
     object is built once per run)."""
     return weng_lin.WengLinConfig(model=model)
@@ -58,11 +58,11 @@ def _config(model):
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("model", MODELS)
 def bench_weng_lin_fastrate(throughput, model, shape, size, predictions):
-    m = _workload(shape, size)
+    m = workload(shape, size)
     throughput.info.update(implementation="fastrate", model=model, size=size, shape=shape,
                            unit="matches", predictions=predictions)
-    config = _config(model)
-    r = throughput(lambda: _rate(m, config, predictions), m.n_matches)
+    config = model_config(model)
+    r = throughput(lambda: rate_matches(m, config, predictions), m.n_matches)
     assert np.isfinite(r.rating).all()
 
 
@@ -104,20 +104,15 @@ def openskill_rate(m, model_cls):
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("model", MODELS)
 def bench_weng_lin_openskill(throughput, model, shape, size):
-    models = pytest.importorskip("openskill.models")
-    cls = {"plackett_luce": models.PlackettLuce,
-           "bradley_terry_full": models.BradleyTerryFull,
-           "bradley_terry_part": models.BradleyTerryPart,
-           "thurstone_mosteller_full": models.ThurstoneMostellerFull,
-           "thurstone_mosteller_part": models.ThurstoneMostellerPart}[model]
-    m = peer_subsample(_workload(shape, size), PEER_MATCHES[size])
+    cls = openskill_classes()[model]
+    m = peer_subsample(workload(shape, size), PEER_MATCHES[size])
     throughput.info.update(implementation="openskill 6.2", model=model, size=size,
                            shape=shape, unit="matches", subsample=m.n_matches)
     # equal on the first CHECKED matches; over many more, Thurstone-Mosteller's guarded
     # v/w (a branch at Phi < 2.2e-16) can turn last-bit differences into 1e-5 ones
     check = peer_subsample(m, CHECKED)
-    config = _config(model)
-    ours = _rate(check, config)
+    config = model_config(model)
+    ours = rate_matches(check, config)
     mu, sigma = openskill_rate(check, cls)
     np.testing.assert_allclose(mu, ours.state["mu"], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(sigma, ours.state["sigma"], rtol=1e-9, atol=1e-9)
@@ -125,15 +120,26 @@ def bench_weng_lin_openskill(throughput, model, shape, size):
     # best of 3 (one round on the smoke size): a single run of a few seconds on a shared
     # machine catches other jobs, and fastrate's time is a best round too
     throughput(lambda: openskill_rate(m, cls), m.n_matches, rounds=3 if size == "large" else 1)
-    full, final = _rate(m, config), _rate(m, config, predictions=False)
+    full, final = rate_matches(m, config), rate_matches(m, config, predictions=False)
     for key in ("mu", "sigma", "games_played"):
         np.testing.assert_array_equal(final.state[key], full.state[key])
-    throughput.compare(lambda: _rate(m, config), m.n_matches,
+    throughput.compare(lambda: rate_matches(m, config), m.n_matches,
                        key="fastrate_with_predictions_vs_this")
-    throughput.compare(lambda: _rate(m, config, predictions=False), m.n_matches)
+    throughput.compare(lambda: rate_matches(m, config, predictions=False), m.n_matches)
 
 
-def _cpu_best(fn, repeats):
+def openskill_classes() -> dict:
+    """openskill's model class of each of fastrate's Weng-Lin models (skips the test
+    without openskill)."""
+    models = pytest.importorskip("openskill.models")
+    return {"plackett_luce": models.PlackettLuce,
+            "bradley_terry_full": models.BradleyTerryFull,
+            "bradley_terry_part": models.BradleyTerryPart,
+            "thurstone_mosteller_full": models.ThurstoneMostellerFull,
+            "thurstone_mosteller_part": models.ThurstoneMostellerPart}
+
+
+def cpu_best(fn, repeats):
     """Fastest of ``repeats`` calls of ``fn`` in CPU time of this process (seconds)."""
     import time
 
@@ -150,21 +156,16 @@ def cpu_time_ratios(shapes=SHAPES, models=MODELS, n=PEER_MATCHES["large"]):
     wall time, a cross-check on a shared machine: a run of openskill of several seconds
     shares the CPU with other jobs, while fastrate's best of many short rounds finds
     quiet moments, which inflates the wall-time ratio. Prints one line per workload."""
-    models_mod = pytest.importorskip("openskill.models")
-    classes = {"plackett_luce": models_mod.PlackettLuce,
-               "bradley_terry_full": models_mod.BradleyTerryFull,
-               "bradley_terry_part": models_mod.BradleyTerryPart,
-               "thurstone_mosteller_full": models_mod.ThurstoneMostellerFull,
-               "thurstone_mosteller_part": models_mod.ThurstoneMostellerPart}
+    classes = openskill_classes()
     for shape in shapes:
-        m = peer_subsample(_workload(shape, "large"), n)
+        m = peer_subsample(workload(shape, "large"), n)
         for model in models:
-            config = _config(model)
-            _rate(m, config, False)
-            _rate(m, config)
-            peer = _cpu_best(partial(openskill_rate, m, classes[model]), 2)
-            final = _cpu_best(partial(_rate, m, config, False), 50)
-            full = _cpu_best(partial(_rate, m, config), 50)
+            config = model_config(model)
+            rate_matches(m, config, False)
+            rate_matches(m, config)
+            peer = cpu_best(partial(openskill_rate, m, classes[model]), 2)
+            final = cpu_best(partial(rate_matches, m, config, False), 50)
+            full = cpu_best(partial(rate_matches, m, config), 50)
             print(f"{shape:5s} {model:25s} openskill {m.n_matches / peer:9.0f}/s  "
                   f"final-only {peer / final:7.0f}x  with predictions {peer / full:7.0f}x",
                   flush=True)

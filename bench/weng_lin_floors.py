@@ -34,12 +34,19 @@ the budget is only a strong hint.
 from __future__ import annotations
 
 import math
-import time
 from functools import partial
 
 import numpy as np
 
-from bench.bench_weng_lin import _config, _rate, _workload, openskill_rate, peer_subsample
+from bench.bench_weng_lin import (
+    cpu_best,
+    model_config,
+    openskill_classes,
+    openskill_rate,
+    peer_subsample,
+    rate_matches,
+    workload,
+)
 from fastrate._numba import kernel
 from fastrate._vecmath import exp
 
@@ -153,15 +160,6 @@ def thurstone_mosteller_arithmetic(vi, vq, mi, mq, beta2, eps, om, de):
         de[j] = (math.sqrt(vi[j]) / c) * (vi[j] / c) / c * w
 
 
-def _cpu_best(fn, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
-
-
 def _pairs(m, mu, var, partial_window):
     """Every compared pair's ``(var_i, var_q, mu_i, mu_q)`` in match order (full: every
     pair; partial: neighbours in rank order), from the final ratings (realistic gaps)."""
@@ -181,27 +179,21 @@ def _pairs(m, mu, var, partial_window):
 
 def floors(shapes=SHAPES, n=N_MATCHES):
     """Print the budget, fastrate's time and the floors, one line per workload."""
-    import openskill.models as om_models
-
-    classes = {"plackett_luce": om_models.PlackettLuce,
-               "bradley_terry_full": om_models.BradleyTerryFull,
-               "bradley_terry_part": om_models.BradleyTerryPart,
-               "thurstone_mosteller_full": om_models.ThurstoneMostellerFull,
-               "thurstone_mosteller_part": om_models.ThurstoneMostellerPart}
+    classes = openskill_classes()
     print(f"{'workload':5s} {'model':25s} {'openskill':>10s} {'budget':>8s} {'fastrate':>9s} "
           f"{'ratio':>6s} {'touch':>6s} {'lanes':>6s} {'arith':>6s}  (us; CPU time)")
     for shape in shapes:
-        m = peer_subsample(_workload(shape, "large"), n)
+        m = peer_subsample(workload(shape, "large"), n)
         st = np.ones(2 * len(m.players))
         gp = np.zeros(len(m.players), dtype=np.int64)
         mto, tpo = m.match_team_offsets, m.team_player_offsets
         touch_seats(m.player, st, gp)
         seats_in_lanes(mto, tpo, m.player, st, gp)
-        touch = _cpu_best(partial(touch_seats, m.player, st, gp), 200)
-        lanes = _cpu_best(partial(seats_in_lanes, mto, tpo, m.player, st, gp), 200)
+        touch = cpu_best(partial(touch_seats, m.player, st, gp), 200)
+        lanes = cpu_best(partial(seats_in_lanes, mto, tpo, m.player, st, gp), 200)
         for model, cls in classes.items():
-            config = _config(model)
-            r = _rate(m, config, False)
+            config = model_config(model)
+            r = rate_matches(m, config, False)
             mu, var = r.state["mu"], r.state["sigma"] ** 2
             beta2 = config.beta ** 2
             if model == "plackett_luce":
@@ -221,9 +213,9 @@ def floors(shapes=SHAPES, n=N_MATCHES):
                     args = (vi, vq, mi, mq, beta2, float(config.epsilon)) + out
                     kern = thurstone_mosteller_arithmetic
             kern(*args)
-            arith = _cpu_best(partial(kern, *args), 200)
-            peer = _cpu_best(partial(openskill_rate, m, cls), 2)
-            ours = _cpu_best(partial(_rate, m, config, False), 50)
+            arith = cpu_best(partial(kern, *args), 200)
+            peer = cpu_best(partial(openskill_rate, m, cls), 2)
+            ours = cpu_best(partial(rate_matches, m, config, False), 50)
             budget = peer / 1000
             print(f"{shape:5s} {model:25s} {m.n_matches / peer:8.0f}/s {budget * 1e6:8.0f} "
                   f"{ours * 1e6:9.0f} {peer / ours:5.0f}x {touch * 1e6:6.0f} {lanes * 1e6:6.0f} "
