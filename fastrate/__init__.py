@@ -28,6 +28,7 @@ _LAZY = {
     "read_games": "fastrate.io.tables",
     "read_matches": "fastrate.io.matches",
     "read_pgn": "fastrate.io.pgn_games",
+    "pgn_chunks": "fastrate.io.pgn_games",
     "read_ratings": "fastrate.io.tables",
     "write_table": "fastrate.io.tables",
     "example_path": "fastrate.datasets",
@@ -92,7 +93,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from fastrate.errors import ConfigError, ConvergenceWarning, FastrateError, InputError
     from fastrate.io.boards import read_boards
     from fastrate.io.matches import read_matches
-    from fastrate.io.pgn_games import read_pgn
+    from fastrate.io.pgn_games import pgn_chunks, read_pgn
     from fastrate.io.tables import read_games, read_ratings, write_table
     from fastrate.ratings import (
         bradley_terry,
