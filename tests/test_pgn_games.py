@@ -621,3 +621,19 @@ def test_parts_of_an_open_stream(tmp_path):
                                      for r, c, w in whole.dropped)
     with pytest.raises(InputError, match="^<stream> is gzip-compressed; give the file's path"):
         list(pgn_chunks(io.BytesIO(gzip.compress(GOOD.encode()))))
+
+
+def test_parts_of_a_truncated_or_corrupt_archive_fail_in_one_line(tmp_path):
+    """A compressed PGN cut short (or corrupted) fails clearly when the parts reach the
+    damage, as the whole read does, with the file's name."""
+    from fastrate.io.pgn_games import pgn_chunks
+
+    text = GOOD * 400
+    data = gzip.compress(text.encode())
+    cut = tmp_path / "cut.pgn.gz"
+    cut.write_bytes(data[:len(data) // 2])
+    for read in (lambda: read_pgn(cut), lambda: list(pgn_chunks(cut, chunk_rows=50,
+                                                               block_bytes=2000))):
+        with pytest.raises(InputError, match=r"^cannot read .*cut\.pgn\.gz: ") as e:
+            read()
+        assert "\n" not in str(e.value)
