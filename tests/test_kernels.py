@@ -536,6 +536,10 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                                        margin_rule=rule, limit_sigma=True, balance=True)
                 for m in (one, ffa, teams):
                     wl.rate(m, cfg)
+        # the scalar 1v1 kernel that the 1v1 lanes are checked against (test_weng_lin)
+        wl._weng_lin_1v1(one.player, one.rank, np.ones(6), np.empty(4), np.empty(2),
+                         np.zeros(3, dtype=np.int64), wl._params(wl.WengLinConfig(model=model),
+                                                                 False))
     # batch Bradley-Terry: both models, fitted advantage and drawelo, prior, the SCC check
     bt = load("fastrate.ratings.bradley_terry")
     g = fastrate.Games.from_arrays(["a", "b", "c", "a", "b", "c"], ["b", "c", "a", "c", "a", "b"],

@@ -400,9 +400,10 @@ def test_team_lanes_equal_the_general_kernel(limit, two_teams):
 
 
 def test_1v1_lanes_equal_the_scalar_kernel():
-    """Plackett-Luce and Bradley-Terry games in lanes against the scalar 1v1 kernel (which
-    Thurstone-Mosteller still uses): the same bits, ties, limit_sigma, both prediction
-    forms, consecutive games sharing players or not."""
+    """1v1 games in lanes against the scalar 1v1 kernel, every model: the same bits,
+    ties, limit_sigma, both prediction forms, consecutive games sharing players or not;
+    for Thurstone-Mosteller also far-apart players (its guard Phi < eps) and exact
+    ties of equal players (v~ at x = 0)."""
     rng = np.random.default_rng(6)
     n = 3000
     seats = np.concatenate([rng.choice(8 if g % 3 == 0 else 2000, 2, replace=False)
@@ -410,7 +411,7 @@ def test_1v1_lanes_equal_the_scalar_kernel():
     rank = np.where(rng.random((n, 2)) < 0.2, 1, [1, 2]).ravel()
     m = Matches.from_arrays(np.repeat(np.arange(n), 2), None, [f"p{x}" for x in seats],
                             rank=rank)
-    for model in ("plackett_luce", "bradley_terry_full", "bradley_terry_part"):
+    for model in wl.MODELS:
         for predict in wl.PREDICTS:
             config = WengLinConfig(model=model, predict=predict,
                                    limit_sigma=predict == "normal")
@@ -418,6 +419,7 @@ def test_1v1_lanes_equal_the_scalar_kernel():
             for kern in (wl._lanes_1v1, wl._weng_lin_1v1):
                 st_ = np.empty(2 * len(m.players))
                 st_[0::2], st_[1::2] = config.mu, config.sigma ** 2
+                st_[0:80:2] = np.linspace(-3000.0, 3000.0, 40)  # (the guard: far apart)
                 pred = np.empty(m.n_teams)
                 pair = np.empty(m.n_matches)
                 gp = np.zeros(len(m.players), dtype=np.int64)

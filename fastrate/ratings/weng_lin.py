@@ -342,7 +342,8 @@ def _pair_both(model, mi, mq, vi, vq, ri, rq, tie, win, beta2, eps, f, div):
 def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
     """Matches of two one-player teams without weights or margins (every model): the
     general update written out for ``k = 2`` (Plackett-Luce and both Bradley-Terry
-    models coincide there). ``st`` holds ``mu, sigma^2`` of every player interleaved;
+    models coincide there), one game after another: the definition that the 1v1 lanes
+    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks. ``st`` holds ``mu, sigma^2`` of every player interleaved;
     ``pred`` gets both teams' win probability, ``pair`` the first's; ``gp`` counts the
     games played."""
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
@@ -999,27 +1000,95 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
 
 #: the 1v1 lanes' work array (one field of ``_LANES`` lanes after another): both
 #: players' mu and sigma^2, the tie (1.0); the new values, the first's win probability
-#: and 1/c
-(_A_MU, _A_V, _B_MU, _B_V, _TIE1, _A_NMU, _A_NV, _B_NMU, _B_NV, _P_A, _IC1) = (
-    f * _LANES for f in range(11))
+#: and 1/c; for Thurstone-Mosteller also sigma^2 + tau^2 of both, x, x - t, 1/c' (c' =
+#: c, or 2c for the partial model), Phi(x - t) and exp(-(x - t)^2 / 2), and a tie's
+#: v~ of both players and w~, t
+(_A_MU, _A_V, _B_MU, _B_V, _TIE1, _A_NMU, _A_NV, _B_NMU, _B_NV, _P_A, _IC1, _VA1, _VB1,
+ _X1, _XT1, _ICA1, _PHI1, _PDF1, _VTA1, _VTB1, _WT1, _T1) = (f * _LANES for f in range(22))
+
+
+@inline_kernel
+def _thurstone_mosteller_lanes(wk, nb, ties, beta2, tau2, kappa, limit, part, eps):
+    """The 1v1 lanes' Thurstone-Mosteller step (:func:`_lanes_1v1`): the new ``mu``,
+    ``sigma^2`` of both players, the logistic ``p`` and ``1/c`` of every lane, in
+    :func:`_weng_lin_1v1`'s operations and order (lanes ``nb`` on: a harmless game)."""
+    nl = _LANES
+    for j in range(nl):
+        ma = wk[_A_MU + j]
+        mb = wk[_B_MU + j]
+        va = wk[_A_V + j] + tau2
+        vb = wk[_B_V + j] + tau2
+        c = math.sqrt(va + vb + 2.0 * beta2)
+        ic = 1.0 / c
+        cc = select(part, 2.0 * c, c)
+        x = (ma - mb) / cc
+        t = eps / cc
+        wk[_P_A + j] = 1.0 / (1.0 + exp((mb - ma) * ic))
+        wk[_IC1 + j] = ic
+        wk[_VA1 + j] = va
+        wk[_VB1 + j] = vb
+        wk[_X1 + j] = x
+        wk[_T1 + j] = t
+        wk[_XT1 + j] = x - t
+        wk[_ICA1 + j] = 1.0 / cc
+    for j in range(nl):  # (libm, lane by lane: _cdf and _pdf of x - t)
+        xt = wk[_XT1 + j]
+        wk[_PHI1 + j] = _cdf(xt) if j < nb else 0.5
+        wk[_PDF1 + j] = _pdf(xt) if j < nb else 1.0
+    if ties:
+        for j in range(nb):
+            if wk[_TIE1 + j] != 0.0:
+                x = wk[_X1 + j]
+                vt, wt = _vwt(x, wk[_T1 + j])
+                wk[_VTA1 + j] = vt
+                wk[_VTB1 + j] = vt if x == 0.0 else -vt
+                wk[_WT1 + j] = wt
+    for j in range(nl):
+        xt = wk[_XT1 + j]
+        d = wk[_PHI1 + j]
+        low = d < _EPS
+        v = select(low, -xt, wk[_PDF1 + j] / d)
+        w = select(low, select(wk[_X1 + j] < 0.0, 1.0, 0.0), v * (v + xt))
+        tie = wk[_TIE1 + j] != 0.0
+        oa = select(tie, wk[_VTA1 + j], v)
+        ob = select(tie, wk[_VTB1 + j], -v)
+        da = select(tie, wk[_WT1 + j], w)
+        ica = wk[_ICA1 + j]
+        va = wk[_VA1 + j]
+        vb = wk[_VB1 + j]
+        de_a = math.sqrt(va) * ica * va * ica * ica * da
+        de_b = math.sqrt(vb) * ica * vb * ica * ica * da
+        na = va * max(1.0 - de_a, kappa)
+        nb_ = vb * max(1.0 - de_b, kappa)
+        wk[_A_NV + j] = select(limit, min(na, wk[_A_V + j]), na)
+        wk[_B_NV + j] = select(limit, min(nb_, wk[_B_V + j]), nb_)
+        wk[_A_NMU + j] = wk[_A_MU + j] + va * ica * oa
+        wk[_B_NMU + j] = wk[_B_MU + j] + vb * ica * ob
 
 
 @kernel
 def _lanes_1v1(player, rank, st, pred, pair, gp, prm):
-    """:func:`_weng_lin_1v1` for Plackett-Luce and Bradley-Terry (the logistic update),
-    up to ``_LANES`` consecutive games without a player in common side by side: one
-    branch-free loop over the lanes that LLVM vectorises, each lane doing the operations
-    of its game alone (the same bits). Thurstone-Mosteller (``v``, ``w`` branch) stays
-    in :func:`_weng_lin_1v1`."""
+    """:func:`_weng_lin_1v1`, every model, up to ``_LANES`` consecutive games without a
+    player in common side by side: branch-free loops over the lanes that LLVM
+    vectorises, each lane doing the operations of its game alone (the same bits).
+
+    Thurstone-Mosteller's ``Phi`` and ``phi`` are libm's ``erf`` and ``exp`` (whose
+    bits openskill's guards need), called lane by lane in a loop of their own; its
+    guard (``Phi < eps``) is selected, not branched on; a tie's ``v~``, ``w~``
+    (:func:`_vwt`) are computed lane by lane for the tied games only."""
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
     limit = prm.limit_sigma
+    tm = prm.model == TM_FULL or prm.model == TM_PART
+    part = prm.model == TM_PART
+    eps = prm.epsilon
     nl = _LANES
     n = player.shape[0] // 2
-    wk = np.zeros(11 * nl)
+    wk = np.zeros(22 * nl)
     stamp = np.full(st.shape[0] // 2, -1, dtype=np.int64)
     g = 0
     while g < n:
         nb = 0
+        ties = False
         while nb < nl and g + nb < n:
             a = player[2 * (g + nb)]
             b = player[2 * (g + nb) + 1]
@@ -1031,39 +1100,45 @@ def _lanes_1v1(player, rank, st, pred, pair, gp, prm):
             wk[_A_V + nb] = st[2 * a + 1]
             wk[_B_MU + nb] = st[2 * b]
             wk[_B_V + nb] = st[2 * b + 1]
-            wk[_TIE1 + nb] = 1.0 if rank[2 * (g + nb)] == rank[2 * (g + nb) + 1] else 0.0
+            tie = rank[2 * (g + nb)] == rank[2 * (g + nb) + 1]
+            ties |= tie
+            wk[_TIE1 + nb] = 1.0 if tie else 0.0
             nb += 1
         for j in range(nb, nl):  # unused lanes: a harmless game, never stored
             wk[_A_MU + j] = 0.0
             wk[_A_V + j] = 1.0
             wk[_B_MU + j] = 0.0
             wk[_B_V + j] = 1.0
-        for j in range(nl):
-            ma = wk[_A_MU + j]
-            mb = wk[_B_MU + j]
-            va0 = wk[_A_V + j]
-            vb0 = wk[_B_V + j]
-            va = va0 + tau2
-            vb = vb0 + tau2
-            c2 = va + vb + 2.0 * beta2
-            c = math.sqrt(c2)
-            ic = 1.0 / c
-            p = 1.0 / (1.0 + exp((mb - ma) * ic))
-            q = 1.0 - p
-            sa = select(wk[_TIE1 + j] != 0.0, 0.5, 1.0)
-            pq = p * q * ic * ic * ic
-            om_a = va * ic * (sa - p)
-            om_b = vb * ic * ((1.0 - sa) - q)
-            de_a = math.sqrt(va) * va * pq
-            de_b = math.sqrt(vb) * vb * pq
-            na = va * max(1.0 - de_a, kappa)
-            nb_ = vb * max(1.0 - de_b, kappa)
-            wk[_A_NV + j] = select(limit, min(na, va0), na)
-            wk[_B_NV + j] = select(limit, min(nb_, vb0), nb_)
-            wk[_A_NMU + j] = ma + om_a
-            wk[_B_NMU + j] = mb + om_b
-            wk[_P_A + j] = p
-            wk[_IC1 + j] = ic
+            wk[_TIE1 + j] = 0.0
+        if tm:
+            _thurstone_mosteller_lanes(wk, nb, ties, beta2, tau2, kappa, limit, part, eps)
+        if not tm:  # (Plackett-Luce and Bradley-Terry: the logistic update)
+            for j in range(nl):
+                ma = wk[_A_MU + j]
+                mb = wk[_B_MU + j]
+                va0 = wk[_A_V + j]
+                vb0 = wk[_B_V + j]
+                va = va0 + tau2
+                vb = vb0 + tau2
+                c2 = va + vb + 2.0 * beta2
+                c = math.sqrt(c2)
+                ic = 1.0 / c
+                p = 1.0 / (1.0 + exp((mb - ma) * ic))
+                q = 1.0 - p
+                sa = select(wk[_TIE1 + j] != 0.0, 0.5, 1.0)
+                pq = p * q * ic * ic * ic
+                om_a = va * ic * (sa - p)
+                om_b = vb * ic * ((1.0 - sa) - q)
+                de_a = math.sqrt(va) * va * pq
+                de_b = math.sqrt(vb) * vb * pq
+                na = va * max(1.0 - de_a, kappa)
+                nb_ = vb * max(1.0 - de_b, kappa)
+                wk[_A_NV + j] = select(limit, min(na, va0), na)
+                wk[_B_NV + j] = select(limit, min(nb_, vb0), nb_)
+                wk[_A_NMU + j] = ma + om_a
+                wk[_B_NMU + j] = mb + om_b
+                wk[_P_A + j] = p
+                wk[_IC1 + j] = ic
         for j in range(nb):
             h = g + j
             a = player[2 * h]
@@ -1597,8 +1672,7 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
                                 and bool((weight == 1.0).all()))) and not has_score
     if two_player and plain:
         if matches.n_matches:
-            one = _weng_lin_1v1 if config.model.startswith("thurstone") else _lanes_1v1
-            one(matches.player, matches.rank, st, pred, pair, games_played, prm)
+            _lanes_1v1(matches.player, matches.rank, st, pred, pair, games_played, prm)
     elif (plain and config.predict == "logistic" and not config.model.startswith("thurstone")
           and (not config.balance or matches.n_seats == matches.n_teams)
           and (config.model == "plackett_luce"
