@@ -536,6 +536,10 @@ _PYTHON_SCRIPT = textwrap.dedent("""
                                        margin_rule=rule, limit_sigma=True, balance=True)
                 for m in (one, ffa, teams):
                     wl.rate(m, cfg)
+        # the two-team lanes (every model), a tie among them
+        wl.rate(fastrate.Matches.from_arrays([0] * 4 + [1] * 4, [0, 0, 1, 1] * 2,
+                                             list("abcdefgh"), rank=[1, 1, 2, 2, 1, 1, 1, 1]),
+                wl.WengLinConfig(model=model))
         # the scalar 1v1 kernel that the 1v1 lanes are checked against (test_weng_lin)
         wl._weng_lin_1v1(one.player, one.rank, np.ones(6), np.empty(4), np.empty(2),
                          np.zeros(3, dtype=np.int64), wl._params(wl.WengLinConfig(model=model),

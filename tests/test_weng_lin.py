@@ -771,3 +771,46 @@ def test_thurstone_mosteller_full_diverges_on_formula_1_as_openskill_does(shared
     lines = [x for x in out.output.splitlines() if x.startswith("fastrate: warning:")]
     assert len(lines) == 1 and "the ratings diverged" in lines[0]
     assert "FastrateWarning" not in out.output
+
+
+@pytest.mark.parametrize("model", ["thurstone_mosteller_full", "thurstone_mosteller_part"])
+def test_thurstone_mosteller_two_team_lanes_equal_the_general_kernel(model):
+    """Thurstone-Mosteller 2v2-style matches in the two-team lanes against the general
+    kernel (which takes every pair through _pair_both): the same bits for the ratings
+    and the predictions, with ties (x = 0 among equal teams), teams of 1-3 players,
+    limit_sigma, and teams far apart (openskill's guard Phi < eps)."""
+    rng = np.random.default_rng(11)
+    cols = {"match": [], "team": [], "player": [], "rank": []}
+    for m in range(800):
+        sizes = rng.integers(1, 4, 2)
+        seats = rng.choice(400 if m % 2 else 30, int(sizes.sum()), replace=False)
+        ranks = np.sort(rng.integers(1, 3, 2))
+        at = 0
+        for t in range(2):
+            for _ in range(sizes[t]):
+                cols["match"].append(m)
+                cols["team"].append(t)
+                cols["player"].append(f"p{seats[at]}")
+                cols["rank"].append(int(ranks[t]))
+                at += 1
+    mt = Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"])
+    names = mt.players.names.tolist()
+    start = {n: 25.0 + 600.0 * (int(n[1:]) % 3 - 1) for n in names if int(n[1:]) < 30}
+    for limit in (False, True):
+        config = WengLinConfig(model=model, limit_sigma=limit, window=1)
+        fast = wl.rate(mt, config, initial=start)
+        prm = wl._params(config, False)
+        st_ = np.empty(2 * len(names))
+        st_[0::2] = [start.get(n, config.mu) for n in names]
+        st_[1::2] = config.sigma ** 2
+        pred = np.empty(mt.n_teams)
+        pair = np.empty(int(mt.pair_offsets()[-1]))
+        gp = np.zeros(len(names), dtype=np.int64)
+        wl._weng_lin_kernel(mt.match_team_offsets, mt.team_player_offsets, mt.player,
+                            mt.rank, np.empty(0), np.empty(0), st_, pred, pair, gp, prm)
+        order = [fast.players.names.tolist().index(n) for n in names]
+        np.testing.assert_array_equal(fast.exact["var"][order], st_[1::2])
+        np.testing.assert_array_equal(fast.state["mu"][order], st_[0::2])
+        np.testing.assert_array_equal(fast.predictions, pred)
+        np.testing.assert_array_equal(fast.pair_predictions, pair)
+    assert (mt.rank[0::2] == mt.rank[1::2]).sum() > 100  # (ties, many)

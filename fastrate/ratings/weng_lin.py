@@ -865,15 +865,79 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
 
 #: the two-team lanes' work array (one field of ``_LANES`` lanes after another): both
 #: teams' mu and sigma^2 sums, the tie (1.0); their Omega and Delta; the strengths; 1/c
-#: and c
+#: and c; for Thurstone-Mosteller the pair's c' (2c for the partial model), x, t,
+#: x - t, Phi(x - t), phi(x - t), and a tie's v~ of both teams and w~
 (_T_MU0, _T_V0, _T_MU1, _T_V1, _T_TIE, _T_OM0, _T_DE0, _T_OM1, _T_DE1, _T_E0, _T_E1,
- _T_IC, _T_C) = (f * _LANES for f in range(13))
+ _T_IC, _T_C, _T_CC, _T_X, _T_T, _T_XT, _T_PHI, _T_PDF, _T_VT0, _T_VT1, _T_WT) = (
+    f * _LANES for f in range(22))
+
+
+@inline_kernel
+def _thurstone_mosteller_two_teams(wk, nb, beta2, eps, part):
+    """The two-team lanes' Thurstone-Mosteller step: both teams' ``Omega`` and ``Delta``
+    (into ``_T_OM0`` ... ``_T_DE1``) from :func:`_pair_both`'s formula with ``f = div =
+    1`` in its order of operations (team 0 ranked first: a win or a tie). libm's
+    ``erf`` and ``exp`` run lane by lane in a loop of their own, the guard ``Phi < eps``
+    is selected, a tie's ``v~``, ``w~`` (:func:`_vwt`) are computed for tied lanes only;
+    the rest is vectorised (lanes ``nb`` on: a harmless match)."""
+    nl = _LANES
+    ties = False
+    for j in range(nl):
+        c = math.sqrt(wk[_T_V0 + j] + wk[_T_V1 + j] + 2.0 * beta2)
+        c = select(part, 2.0 * c, c)
+        x = (wk[_T_MU0 + j] - wk[_T_MU1 + j]) / c / 1.0
+        t = eps / c
+        wk[_T_CC + j] = c
+        wk[_T_X + j] = x
+        wk[_T_T + j] = t
+        wk[_T_XT + j] = x - t
+    for j in range(nl):  # (libm, lane by lane)
+        xt = wk[_T_XT + j]
+        wk[_T_PHI + j] = _cdf(xt) if j < nb else 0.5
+        wk[_T_PDF + j] = _pdf(xt) if j < nb else 1.0
+        ties |= j < nb and wk[_T_TIE + j] != 0.0
+    if ties:
+        for j in range(nb):
+            if wk[_T_TIE + j] != 0.0:
+                x = wk[_T_X + j]
+                vt, wt = _vwt(x, wk[_T_T + j])
+                wk[_T_VT0 + j] = vt
+                wk[_T_VT1 + j] = vt if x == 0.0 else -vt
+                wk[_T_WT + j] = wt
+    for j in range(nl):
+        xt = wk[_T_XT + j]
+        d = wk[_T_PHI + j]
+        low = d < _EPS
+        v = select(low, -xt, wk[_T_PDF + j] / d)
+        w = select(low, select(wk[_T_X + j] < 0.0, 1.0, 0.0), v * (v + xt))
+        tie = wk[_T_TIE + j] != 0.0
+        v0 = select(tie, wk[_T_VT0 + j], v)
+        v1 = select(tie, wk[_T_VT1 + j], -v)
+        w = select(tie, wk[_T_WT + j], w)
+        c = wk[_T_CC + j]
+        vi = wk[_T_V0 + j]
+        vq = wk[_T_V1 + j]
+        si = vi / c
+        sq = vq / c
+        om0 = 0.0
+        de0 = 0.0
+        om1 = 0.0
+        de1 = 0.0
+        om0 += 1.0 * si * v0
+        de0 += 1.0 * (math.sqrt(vi) / c) * si / c * w
+        om1 += 1.0 * sq * v1
+        de1 += 1.0 * (math.sqrt(vq) / c) * sq / c * w
+        wk[_T_OM0 + j] = om0
+        wk[_T_DE0 + j] = de0
+        wk[_T_OM1 + j] = om1
+        wk[_T_DE1 + j] = de1
 
 
 @kernel
 def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
     """:func:`_lanes` with ``teams`` True for matches of exactly two teams (2v2, 5v5 ...),
-    Plackett-Luce and Bradley-Terry: the batch found and the team sums gathered in one
+    every model (Thurstone-Mosteller: :func:`_thurstone_mosteller_two_teams`, the same
+    bits as :func:`_weng_lin_kernel`): the batch found and the team sums gathered in one
     pass over each match's seats, then one branch-free loop over the lanes with the two
     teams' steps written out (no loops over teams, no rank groups to form: with the
     teams stored best first, two teams are one group when tied, two otherwise). Every
@@ -882,9 +946,10 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
     limit = prm.limit_sigma
     pl = prm.model == PL
+    tm = prm.model == TM_FULL or prm.model == TM_PART
     nl = _LANES
     n = mto.shape[0] - 1
-    wk = np.zeros(13 * nl)
+    wk = np.zeros(22 * nl)
     busy = np.zeros(st.shape[0] // 2, dtype=np.uint8)  # 1: in the batch being formed
     g = 0
     while g < n:
@@ -961,7 +1026,9 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
                 r2 = select(tie, r2, r2 + inv * inv)
                 wk[_T_OM1 + j] = (ia - eb * r1) * vb * ic
                 wk[_T_DE1 + j] = (eb * r1 - eb * eb * r2) * math.sqrt(vb) * vb * ic3
-        if not pl:  # Bradley-Terry (full, or partial with window >= 1: the same pair)
+        if tm:
+            _thurstone_mosteller_two_teams(wk, nb, beta2, prm.epsilon, prm.model == TM_PART)
+        if not pl and not tm:  # Bradley-Terry (full, or partial, window >= 1: one pair)
             for j in range(nl):
                 vi = wk[_T_V0 + j]
                 vq = wk[_T_V1 + j]
@@ -1670,22 +1737,24 @@ def rate(data: Any, config: WengLinConfig = WengLinConfig(), initial: Any = None
     # margins: the fast paths
     plain = (weight is None or (config.weight_rule == "partial"
                                 and bool((weight == 1.0).all()))) and not has_score
+    # (balance leaves a one-player team as it is)
+    lanes = (plain and config.predict == "logistic"
+             and (not config.balance or matches.n_seats == matches.n_teams))
+    teams = matches.n_seats != matches.n_teams
     if two_player and plain:
         if matches.n_matches:
             _lanes_1v1(matches.player, matches.rank, st, pred, pair, games_played, prm)
-    elif (plain and config.predict == "logistic" and not config.model.startswith("thurstone")
-          and (not config.balance or matches.n_seats == matches.n_teams)
+    elif lanes and teams and matches.n_teams == 2 * matches.n_matches:
+        # (two teams a match, every model; a match has >= 2 teams)
+        _lanes_two_teams(mto, matches.team_player_offsets, matches.player, matches.rank,
+                         st, pred, pair, games_played, prm)
+    elif (lanes and not config.model.startswith("thurstone")
           and (config.model == "plackett_luce"
                or matches.n_teams <= _LANES_MAX_MEAN_TEAMS * matches.n_matches)):
-        # (balance leaves a one-player team as it is; Bradley-Terry's O(k^2) pairs run in
-        # every lane, so huge matches, which seldom fill a batch, stay scalar)
-        teams = matches.n_seats != matches.n_teams
-        if teams and matches.n_teams == 2 * matches.n_matches:  # (a match has >= 2 teams)
-            _lanes_two_teams(mto, matches.team_player_offsets, matches.player, matches.rank,
-                             st, pred, pair, games_played, prm)
-        else:
-            _lanes(mto, matches.team_player_offsets, matches.player, matches.rank, st, pred,
-                   pair, games_played, prm, teams)
+        # (Bradley-Terry's O(k^2) pairs run in every lane, so huge matches, which seldom
+        # fill a batch, stay scalar)
+        _lanes(mto, matches.team_player_offsets, matches.player, matches.rank, st, pred,
+               pair, games_played, prm, teams)
     elif (matches.n_seats == matches.n_teams and plain and config.predict == "logistic"):
         _pairwise_ffa(mto, matches.player, matches.rank, st, pred, pair, games_played, prm)
     else:
