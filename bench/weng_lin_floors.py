@@ -1,7 +1,7 @@
 """How far below 1000x openskill's time the Weng-Lin work can go on this machine: the
 1000x budget beside lower bounds that leave out almost everything.
 
-For each workload (the first 20,000 matches of ``bench.generate_matches``' 2v2, ffa4
+For each workload (the first 20,000 matches of ``bench.generate_matches``' 1v1, 2v2, ffa4
 and ffa8, as ``bench.bench_weng_lin`` compares them) and model, one run prints:
 
 * **budget**: openskill's CPU time for the matches / 1000 (its ``rate()`` match by
@@ -52,7 +52,7 @@ from fastrate._vecmath import exp
 
 LANES = 16
 N_MATCHES = 20_000
-SHAPES = ("2v2", "ffa4", "ffa8")
+SHAPES = ("1v1", "2v2", "ffa4", "ffa8")
 SQRT2 = math.sqrt(2.0)
 SQRT_2PI = math.sqrt(2.0 * math.pi)
 
@@ -145,11 +145,12 @@ def bradley_terry_arithmetic(vi, vq, mi, mq, beta2, om, de):
 
 
 @kernel
-def thurstone_mosteller_arithmetic(vi, vq, mi, mq, beta2, eps, om, de):
-    """Per pair: ``c``, then ``v = phi(x - t)/Phi(x - t)`` and ``w = v (v + x - t)`` with
-    libm's ``erf`` and ``exp`` in openskill's order of operations, and both terms."""
+def thurstone_mosteller_arithmetic(vi, vq, mi, mq, beta2, eps, scale, om, de):
+    """Per pair: ``c`` (times ``scale``: 2 for the partial model), then ``v = phi(x - t)
+    / Phi(x - t)`` and ``w = v (v + x - t)`` with libm's ``erf`` and ``exp`` in
+    openskill's order of operations, and both terms."""
     for j in range(vi.shape[0]):
-        c = math.sqrt(vi[j] + vq[j] + 2.0 * beta2)
+        c = scale * math.sqrt(vi[j] + vq[j] + 2.0 * beta2)
         x = (mi[j] - mq[j]) / c
         t = eps / c
         xt = x - t
@@ -160,9 +161,10 @@ def thurstone_mosteller_arithmetic(vi, vq, mi, mq, beta2, eps, om, de):
         de[j] = (math.sqrt(vi[j]) / c) * (vi[j] / c) / c * w
 
 
-def _pairs(m, mu, var, partial_window):
+def _pairs(m, mu, var, window):
     """Every compared pair's ``(var_i, var_q, mu_i, mu_q)`` in match order (full: every
-    pair; partial: neighbours in rank order), from the final ratings (realistic gaps)."""
+    pair; partial: the teams within ``window`` places, as the partial models compare
+    them), from the final ratings (realistic gaps)."""
     mto, tpo, player = m.match_team_offsets, m.team_player_offsets, m.player
     team_mu = np.add.reduceat(mu[player], tpo[:-1])
     team_var = np.add.reduceat(var[player], tpo[:-1])
@@ -170,7 +172,7 @@ def _pairs(m, mu, var, partial_window):
     for g in range(m.n_matches):
         t0, t1 = int(mto[g]), int(mto[g + 1])
         for i in range(t0, t1):
-            for q in range(i + 1, t1 if not partial_window else min(t1, i + 2)):
+            for q in range(i + 1, t1 if window is None else min(t1, i + window + 1)):
                 i_idx.append(i)
                 q_idx.append(q)
     i_idx, q_idx = np.array(i_idx), np.array(q_idx)
@@ -204,13 +206,15 @@ def floors(shapes=SHAPES, n=N_MATCHES):
                         np.empty(seats))
                 kern = plackett_luce_arithmetic
             else:
-                vi, vq, mi, mq = _pairs(m, mu, var, model.endswith("part"))
+                vi, vq, mi, mq = _pairs(m, mu, var, config.window if model.endswith("part")
+                                        else None)
                 out = (np.empty(vi.shape[0]), np.empty(vi.shape[0]))
                 if model.startswith("bradley"):
                     args = (vi, vq, mi, mq, beta2) + out
                     kern = bradley_terry_arithmetic
                 else:
-                    args = (vi, vq, mi, mq, beta2, float(config.epsilon)) + out
+                    args = (vi, vq, mi, mq, beta2, float(config.epsilon),
+                            2.0 if model.endswith("part") else 1.0) + out
                     kern = thurstone_mosteller_arithmetic
             kern(*args)
             arith = cpu_best(partial(kern, *args), 200)
