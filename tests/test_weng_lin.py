@@ -357,17 +357,13 @@ def test_lanes_equal_each_match_alone():
                 assert _state(together, name) == _state(alone, name), (model, name)
 
 
-@pytest.mark.parametrize("two_teams", [False, True])
-@pytest.mark.parametrize("limit", [False, True])
-def test_team_lanes_equal_the_general_kernel(limit, two_teams):
-    """Team matches in lanes (Plackett-Luce, Bradley-Terry) against the general kernel:
-    the same bits for the ratings and the predictions (teams of 1-3 players, 2-5 teams,
-    ties, consecutive matches sharing players or not). ``two_teams``: every match has
-    two teams, which runs the two-team lanes (:func:`_lanes_two_teams`)."""
-    rng = np.random.default_rng(8)
+def _random_team_matches(rng, n, teams_of) -> Matches:
+    """``n`` matches of ``teams_of(m)`` teams of 1-3 players, sorted random ranks (ties
+    among them), players drawn from 30 (even matches: often in consecutive matches) or
+    400 (odd ones)."""
     cols = {"match": [], "team": [], "player": [], "rank": []}
-    for m in range(600):
-        k = 2 if m < 200 or two_teams else int(rng.integers(2, 6))
+    for m in range(n):
+        k = teams_of(m)
         sizes = rng.integers(1, 4, k)
         seats = rng.choice(400 if m % 2 else 30, int(sizes.sum()), replace=False)
         ranks = np.sort(rng.integers(1, k + 1, k))
@@ -379,7 +375,19 @@ def test_team_lanes_equal_the_general_kernel(limit, two_teams):
                 cols["player"].append(f"p{seats[at]}")
                 cols["rank"].append(int(ranks[t]))
                 at += 1
-    mt = Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"])
+    return Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"])
+
+
+@pytest.mark.parametrize("two_teams", [False, True])
+@pytest.mark.parametrize("limit", [False, True])
+def test_team_lanes_equal_the_general_kernel(limit, two_teams):
+    """Team matches in lanes (Plackett-Luce, Bradley-Terry) against the general kernel:
+    the same bits for the ratings and the predictions (teams of 1-3 players, 2-5 teams,
+    ties, consecutive matches sharing players or not). ``two_teams``: every match has
+    two teams, which runs the two-team lanes (:func:`_lanes_two_teams`)."""
+    rng = np.random.default_rng(8)
+    mt = _random_team_matches(rng, 600, lambda m: 2 if m < 200 or two_teams
+                              else int(rng.integers(2, 6)))
     assert (mt.n_teams == 2 * mt.n_matches) == two_teams
     for model in ("plackett_luce", "bradley_terry_full", "bradley_terry_part"):
         config = WengLinConfig(model=model, limit_sigma=limit, window=1 if two_teams else 2)
@@ -779,21 +787,7 @@ def test_thurstone_mosteller_two_team_lanes_equal_the_general_kernel(model):
     kernel (which takes every pair through _pair_both): the same bits for the ratings
     and the predictions, with ties (x = 0 among equal teams), teams of 1-3 players,
     limit_sigma, and teams far apart (openskill's guard Phi < eps)."""
-    rng = np.random.default_rng(11)
-    cols = {"match": [], "team": [], "player": [], "rank": []}
-    for m in range(800):
-        sizes = rng.integers(1, 4, 2)
-        seats = rng.choice(400 if m % 2 else 30, int(sizes.sum()), replace=False)
-        ranks = np.sort(rng.integers(1, 3, 2))
-        at = 0
-        for t in range(2):
-            for _ in range(sizes[t]):
-                cols["match"].append(m)
-                cols["team"].append(t)
-                cols["player"].append(f"p{seats[at]}")
-                cols["rank"].append(int(ranks[t]))
-                at += 1
-    mt = Matches.from_arrays(cols["match"], cols["team"], cols["player"], rank=cols["rank"])
+    mt = _random_team_matches(np.random.default_rng(11), 800, lambda m: 2)
     names = mt.players.names.tolist()
     start = {n: 25.0 + 600.0 * (int(n[1:]) % 3 - 1) for n in names if int(n[1:]) < 30}
     for limit in (False, True):

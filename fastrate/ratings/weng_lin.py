@@ -343,9 +343,9 @@ def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
     """Matches of two one-player teams without weights or margins (every model): the
     general update written out for ``k = 2`` (Plackett-Luce and both Bradley-Terry
     models coincide there), one game after another: the definition that the 1v1 lanes
-    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks. ``st`` holds ``mu, sigma^2`` of every player interleaved;
-    ``pred`` gets both teams' win probability, ``pair`` the first's; ``gp`` counts the
-    games played."""
+    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks.
+    ``st`` holds ``mu, sigma^2`` of every player interleaved; ``pred`` gets both teams'
+    win probability, ``pair`` the first's; ``gp`` counts the games played."""
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
     tm = prm.model == TM_FULL or prm.model == TM_PART
     for g in range(player.shape[0] // 2):
@@ -863,6 +863,45 @@ def _lanes(mto, tpo, player, rank, st, pred, pair, gp, prm, teams):
         m += nb
 
 
+@inline_kernel
+def _tm_libm_lanes(wk, nb, xt_at, phi_at, pdf_at, tie_at, x_at, t_at, vt0_at, vt1_at,
+                   wt_at):
+    """Thurstone-Mosteller in lanes (the 1v1 and two-team lanes; ``*_at``: the fields of
+    ``wk``): ``Phi(x - t)`` and ``phi(x - t)`` of the lanes ``< nb`` with libm's ``erf``
+    and ``exp`` (whose bits openskill's guards need), one lane after another in a loop
+    of their own (lanes ``nb`` on get a harmless 0.5 and 1), and a tied lane's ``v~``
+    of both sides and ``w~`` (:func:`_vwt`; ``v~(-x) = -v~(x)``)."""
+    ties = False
+    for j in range(_LANES):
+        xt = wk[xt_at + j]
+        wk[phi_at + j] = _cdf(xt) if j < nb else 0.5
+        wk[pdf_at + j] = _pdf(xt) if j < nb else 1.0
+        ties |= j < nb and wk[tie_at + j] != 0.0
+    if ties:
+        for j in range(nb):
+            if wk[tie_at + j] != 0.0:
+                x = wk[x_at + j]
+                vt, wt = _vwt(x, wk[t_at + j])
+                wk[vt0_at + j] = vt
+                wk[vt1_at + j] = vt if x == 0.0 else -vt
+                wk[wt_at + j] = wt
+
+
+@inline_kernel
+def _tm_lane_vw(wk, j, xt_at, phi_at, pdf_at, tie_at, x_at, vt0_at, vt1_at, wt_at):
+    """Lane ``j``'s ``(v of the first side, v of the second, w)``: :func:`_vw` of a win by
+    the first side with its guard (``Phi < eps``) selected, not branched on, or the
+    tie's values from :func:`_tm_libm_lanes` (for a loop that LLVM vectorises)."""
+    xt = wk[xt_at + j]
+    d = wk[phi_at + j]
+    low = d < _EPS
+    v = select(low, -xt, wk[pdf_at + j] / d)
+    w = select(low, select(wk[x_at + j] < 0.0, 1.0, 0.0), v * (v + xt))
+    tie = wk[tie_at + j] != 0.0
+    return (select(tie, wk[vt0_at + j], v), select(tie, wk[vt1_at + j], -v),
+            select(tie, wk[wt_at + j], w))
+
+
 #: the two-team lanes' work array (one field of ``_LANES`` lanes after another): both
 #: teams' mu and sigma^2 sums, the tie (1.0); their Omega and Delta; the strengths; 1/c
 #: and c; for Thurstone-Mosteller the pair's c' (2c for the partial model), x, t,
@@ -881,7 +920,6 @@ def _thurstone_mosteller_two_teams(wk, nb, beta2, eps, part):
     is selected, a tie's ``v~``, ``w~`` (:func:`_vwt`) are computed for tied lanes only;
     the rest is vectorised (lanes ``nb`` on: a harmless match)."""
     nl = _LANES
-    ties = False
     for j in range(nl):
         c = math.sqrt(wk[_T_V0 + j] + wk[_T_V1 + j] + 2.0 * beta2)
         c = select(part, 2.0 * c, c)
@@ -891,29 +929,11 @@ def _thurstone_mosteller_two_teams(wk, nb, beta2, eps, part):
         wk[_T_X + j] = x
         wk[_T_T + j] = t
         wk[_T_XT + j] = x - t
-    for j in range(nl):  # (libm, lane by lane)
-        xt = wk[_T_XT + j]
-        wk[_T_PHI + j] = _cdf(xt) if j < nb else 0.5
-        wk[_T_PDF + j] = _pdf(xt) if j < nb else 1.0
-        ties |= j < nb and wk[_T_TIE + j] != 0.0
-    if ties:
-        for j in range(nb):
-            if wk[_T_TIE + j] != 0.0:
-                x = wk[_T_X + j]
-                vt, wt = _vwt(x, wk[_T_T + j])
-                wk[_T_VT0 + j] = vt
-                wk[_T_VT1 + j] = vt if x == 0.0 else -vt
-                wk[_T_WT + j] = wt
+    _tm_libm_lanes(wk, nb, _T_XT, _T_PHI, _T_PDF, _T_TIE, _T_X, _T_T, _T_VT0, _T_VT1,
+                   _T_WT)
     for j in range(nl):
-        xt = wk[_T_XT + j]
-        d = wk[_T_PHI + j]
-        low = d < _EPS
-        v = select(low, -xt, wk[_T_PDF + j] / d)
-        w = select(low, select(wk[_T_X + j] < 0.0, 1.0, 0.0), v * (v + xt))
-        tie = wk[_T_TIE + j] != 0.0
-        v0 = select(tie, wk[_T_VT0 + j], v)
-        v1 = select(tie, wk[_T_VT1 + j], -v)
-        w = select(tie, wk[_T_WT + j], w)
+        v0, v1, w = _tm_lane_vw(wk, j, _T_XT, _T_PHI, _T_PDF, _T_TIE, _T_X, _T_VT0,
+                                _T_VT1, _T_WT)
         c = wk[_T_CC + j]
         vi = wk[_T_V0 + j]
         vq = wk[_T_V1 + j]
@@ -1075,7 +1095,7 @@ def _lanes_two_teams(mto, tpo, player, rank, st, pred, pair, gp, prm):
 
 
 @inline_kernel
-def _thurstone_mosteller_lanes(wk, nb, ties, beta2, tau2, kappa, limit, part, eps):
+def _thurstone_mosteller_lanes(wk, nb, beta2, tau2, kappa, limit, part, eps):
     """The 1v1 lanes' Thurstone-Mosteller step (:func:`_lanes_1v1`): the new ``mu``,
     ``sigma^2`` of both players, the logistic ``p`` and ``1/c`` of every lane, in
     :func:`_weng_lin_1v1`'s operations and order (lanes ``nb`` on: a harmless game)."""
@@ -1098,28 +1118,9 @@ def _thurstone_mosteller_lanes(wk, nb, ties, beta2, tau2, kappa, limit, part, ep
         wk[_T1 + j] = t
         wk[_XT1 + j] = x - t
         wk[_ICA1 + j] = 1.0 / cc
-    for j in range(nl):  # (libm, lane by lane: _cdf and _pdf of x - t)
-        xt = wk[_XT1 + j]
-        wk[_PHI1 + j] = _cdf(xt) if j < nb else 0.5
-        wk[_PDF1 + j] = _pdf(xt) if j < nb else 1.0
-    if ties:
-        for j in range(nb):
-            if wk[_TIE1 + j] != 0.0:
-                x = wk[_X1 + j]
-                vt, wt = _vwt(x, wk[_T1 + j])
-                wk[_VTA1 + j] = vt
-                wk[_VTB1 + j] = vt if x == 0.0 else -vt
-                wk[_WT1 + j] = wt
+    _tm_libm_lanes(wk, nb, _XT1, _PHI1, _PDF1, _TIE1, _X1, _T1, _VTA1, _VTB1, _WT1)
     for j in range(nl):
-        xt = wk[_XT1 + j]
-        d = wk[_PHI1 + j]
-        low = d < _EPS
-        v = select(low, -xt, wk[_PDF1 + j] / d)
-        w = select(low, select(wk[_X1 + j] < 0.0, 1.0, 0.0), v * (v + xt))
-        tie = wk[_TIE1 + j] != 0.0
-        oa = select(tie, wk[_VTA1 + j], v)
-        ob = select(tie, wk[_VTB1 + j], -v)
-        da = select(tie, wk[_WT1 + j], w)
+        oa, ob, da = _tm_lane_vw(wk, j, _XT1, _PHI1, _PDF1, _TIE1, _X1, _VTA1, _VTB1, _WT1)
         ica = wk[_ICA1 + j]
         va = wk[_VA1 + j]
         vb = wk[_VB1 + j]
@@ -1155,7 +1156,6 @@ def _lanes_1v1(player, rank, st, pred, pair, gp, prm):
     g = 0
     while g < n:
         nb = 0
-        ties = False
         while nb < nl and g + nb < n:
             a = player[2 * (g + nb)]
             b = player[2 * (g + nb) + 1]
@@ -1167,9 +1167,7 @@ def _lanes_1v1(player, rank, st, pred, pair, gp, prm):
             wk[_A_V + nb] = st[2 * a + 1]
             wk[_B_MU + nb] = st[2 * b]
             wk[_B_V + nb] = st[2 * b + 1]
-            tie = rank[2 * (g + nb)] == rank[2 * (g + nb) + 1]
-            ties |= tie
-            wk[_TIE1 + nb] = 1.0 if tie else 0.0
+            wk[_TIE1 + nb] = 1.0 if rank[2 * (g + nb)] == rank[2 * (g + nb) + 1] else 0.0
             nb += 1
         for j in range(nb, nl):  # unused lanes: a harmless game, never stored
             wk[_A_MU + j] = 0.0
@@ -1178,7 +1176,7 @@ def _lanes_1v1(player, rank, st, pred, pair, gp, prm):
             wk[_B_V + j] = 1.0
             wk[_TIE1 + j] = 0.0
         if tm:
-            _thurstone_mosteller_lanes(wk, nb, ties, beta2, tau2, kappa, limit, part, eps)
+            _thurstone_mosteller_lanes(wk, nb, beta2, tau2, kappa, limit, part, eps)
         if not tm:  # (Plackett-Luce and Bradley-Terry: the logistic update)
             for j in range(nl):
                 ma = wk[_A_MU + j]
