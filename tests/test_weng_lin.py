@@ -607,8 +607,12 @@ def test_permuting_teams_and_players_permutes_results(seq, model, data):
         shuffled.append(([data.draw(st.permutations(teams[i])) for i in order],
                          [ranks[i] for i in order], s, w))
     a, b = _fastrate_run(seq, config), _fastrate_run(shuffled, config)
+    # (players in another order sum a team's mu and sigma^2 in another order: last-bit
+    # differences, which Thurstone-Mosteller's tie functions magnify, as they take the
+    # difference of two nearly equal Phi values; 6e-12 relative on a hypothesis case)
+    tol = 1e-9 if model.startswith("thurstone") else 1e-12
     for p in a.players.names:
-        assert _state(a, p) == pytest.approx(_state(b, p), rel=1e-12, abs=1e-12)
+        assert _state(a, p) == pytest.approx(_state(b, p), rel=tol, abs=tol)
 
 
 def test_games_are_two_player_matches():

@@ -343,9 +343,9 @@ def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
     """Matches of two one-player teams without weights or margins (every model): the
     general update written out for ``k = 2`` (Plackett-Luce and both Bradley-Terry
     models coincide there), one game after another: the definition that the 1v1 lanes
-    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks.
-    ``st`` holds ``mu, sigma^2`` of every player interleaved; ``pred`` gets both teams'
-    win probability, ``pair`` the first's; ``gp`` counts the games played."""
+    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks. ``st`` holds ``mu, sigma^2`` of every player interleaved;
+    ``pred`` gets both teams' win probability, ``pair`` the first's; ``gp`` counts the
+    games played."""
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
     tm = prm.model == TM_FULL or prm.model == TM_PART
     for g in range(player.shape[0] // 2):
@@ -888,18 +888,15 @@ def _tm_libm_lanes(wk, nb, xt_at, phi_at, pdf_at, tie_at, x_at, t_at, vt0_at, vt
 
 
 @inline_kernel
-def _tm_lane_vw(wk, j, xt_at, phi_at, pdf_at, tie_at, x_at, vt0_at, vt1_at, wt_at):
-    """Lane ``j``'s ``(v of the first side, v of the second, w)``: :func:`_vw` of a win by
-    the first side with its guard (``Phi < eps``) selected, not branched on, or the
-    tie's values from :func:`_tm_libm_lanes` (for a loop that LLVM vectorises)."""
-    xt = wk[xt_at + j]
-    d = wk[phi_at + j]
+def _tm_lane_vw(xt, d, pdf, x, tie, vt0, vt1, wt):
+    """One lane's Thurstone-Mosteller ``(v of the first side, v of the second, w)``: from
+    ``d = Phi(x - t)`` and ``pdf = phi(x - t)``, :func:`_vw` of a win by the first side
+    with its guard (``Phi < eps``) selected, not branched on; or, ``tie``, the tie's
+    ``v~`` of both sides and ``w~`` (for the lanes' loops that LLVM vectorises)."""
     low = d < _EPS
-    v = select(low, -xt, wk[pdf_at + j] / d)
-    w = select(low, select(wk[x_at + j] < 0.0, 1.0, 0.0), v * (v + xt))
-    tie = wk[tie_at + j] != 0.0
-    return (select(tie, wk[vt0_at + j], v), select(tie, wk[vt1_at + j], -v),
-            select(tie, wk[wt_at + j], w))
+    v = select(low, -xt, pdf / d)
+    w = select(low, select(x < 0.0, 1.0, 0.0), v * (v + xt))
+    return select(tie, vt0, v), select(tie, vt1, -v), select(tie, wt, w)
 
 
 #: the two-team lanes' work array (one field of ``_LANES`` lanes after another): both
@@ -932,8 +929,9 @@ def _thurstone_mosteller_two_teams(wk, nb, beta2, eps, part):
     _tm_libm_lanes(wk, nb, _T_XT, _T_PHI, _T_PDF, _T_TIE, _T_X, _T_T, _T_VT0, _T_VT1,
                    _T_WT)
     for j in range(nl):
-        v0, v1, w = _tm_lane_vw(wk, j, _T_XT, _T_PHI, _T_PDF, _T_TIE, _T_X, _T_VT0,
-                                _T_VT1, _T_WT)
+        v0, v1, w = _tm_lane_vw(wk[_T_XT + j], wk[_T_PHI + j], wk[_T_PDF + j], wk[_T_X + j],
+                                wk[_T_TIE + j] != 0.0, wk[_T_VT0 + j], wk[_T_VT1 + j],
+                                wk[_T_WT + j])
         c = wk[_T_CC + j]
         vi = wk[_T_V0 + j]
         vq = wk[_T_V1 + j]
@@ -1120,7 +1118,9 @@ def _thurstone_mosteller_lanes(wk, nb, beta2, tau2, kappa, limit, part, eps):
         wk[_ICA1 + j] = 1.0 / cc
     _tm_libm_lanes(wk, nb, _XT1, _PHI1, _PDF1, _TIE1, _X1, _T1, _VTA1, _VTB1, _WT1)
     for j in range(nl):
-        oa, ob, da = _tm_lane_vw(wk, j, _XT1, _PHI1, _PDF1, _TIE1, _X1, _VTA1, _VTB1, _WT1)
+        oa, ob, da = _tm_lane_vw(wk[_XT1 + j], wk[_PHI1 + j], wk[_PDF1 + j], wk[_X1 + j],
+                                 wk[_TIE1 + j] != 0.0, wk[_VTA1 + j], wk[_VTB1 + j],
+                                 wk[_WT1 + j])
         ica = wk[_ICA1 + j]
         va = wk[_VA1 + j]
         vb = wk[_VB1 + j]
