@@ -16,6 +16,16 @@ class InputError(FastrateError, ValueError):
     """Bad input data: a missing column, a value out of range, a malformed file."""
 
 
+class MissingColumnError(InputError):
+    """A table has no column for a role the reader looks for (``role``: ``"match"``,
+    ``"player"`` ...): a reader of another layout may still read it (two-player games
+    for a system that rates matches)."""
+
+    def __init__(self, message: str, role: str):
+        super().__init__(message)
+        self.role = role
+
+
 class ConfigError(FastrateError, ValueError):
     """An invalid parameter value or an unknown option/system."""
 

@@ -34,9 +34,10 @@ from fastrate._numba import inline_kernel, kernel
 from fastrate._validate import as_1d, as_float64, check_range, fail_at
 from fastrate.errors import ConfigError, InputError, InputTypeError
 
-__all__ = ["EPS", "DRAWS", "two_player_win_probabilities", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
-           "calibration", "summary", "ScoreSums", "MatchScoreSums", "METRICS", "check_draws", "MATCH_METRICS",
-           "match_summary", "expected_ranks", "rank_correlation", "winner_outcomes"]
+__all__ = ["EPS", "DRAWS", "log_loss", "binomial_deviance", "brier", "rmse", "accuracy",
+           "calibration", "summary", "ScoreSums", "MatchScoreSums", "METRICS", "check_draws",
+           "MATCH_METRICS", "match_summary", "expected_ranks", "rank_correlation",
+           "winner_outcomes", "two_player_win_probabilities"]
 
 #: predictions are clipped to ``[EPS, 1 - EPS]`` before taking logarithms
 EPS = 1e-15

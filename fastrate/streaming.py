@@ -25,6 +25,7 @@ Progress (games per second and an ETA by chunk) goes to ``progress``, a callable
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -34,7 +35,7 @@ import numpy as np
 
 from fastrate.data import Games, Ratings, _intern
 from fastrate.data.evaluation import Evaluation, check_burn_in, unique_labels
-from fastrate.data.game_table import GAME_ONLY_COLUMNS, game_layout, time_values
+from fastrate.data.game_table import game_layout, names_game_columns, time_values
 from fastrate.data.games import GAME_ARRAYS, merge_dropped
 from fastrate.data.matches import Matches, match_layout, matches_from_table
 from fastrate.data.periods import parse_time
@@ -42,6 +43,7 @@ from fastrate.data.players import NameTable, PlayerIndex
 from fastrate.errors import ConfigError, InputError
 from fastrate.evaluate import two_player_games
 from fastrate.io.chunks import CHUNK_ROWS, input_files, iter_tables, sorted_tables
+from fastrate.io.matches import long_format_or_games
 from fastrate.io.tables import games_from_table
 from fastrate.metrics import (
     MatchScoreSums,
@@ -777,25 +779,21 @@ def match_chunks(source: Any, *, chunk_rows: int = CHUNK_ROWS, format: str | Non
     a file read with a game column named (``winner=``, ``white=`` ...), or a table
     without a match column whose columns read as two-player games."""
     options = dict(chunk_rows=chunk_rows, format=format, timings=timings, sort=sort)
-    if _pgn_files(source) is not None or any(k in columns for k in GAME_ONLY_COLUMNS):
-        yield from _games_as_matches(source, options, columns)
+    pgn = _pgn_files(source)
+    if pgn is not None or names_game_columns(columns):
+        yield from _games_as_matches(source if pgn is None else pgn, options, columns)
         return
-    long = _long_format_chunks(source, **options, **columns)
-    try:
-        first = next(long, None)
-    except InputError as e:  # no match column: two-player games, if they read as such
-        if not str(e).startswith("cannot find the match column"):
-            raise
-        try:
-            yield from _games_as_matches(source, options, columns)
-        except InputError as e2:
-            if str(e2).startswith("cannot find the player columns"):
-                raise e from None
-            raise
-        return
-    if first is not None:
-        yield first
-        yield from long
+    # (the first chunk read here: a table without a match column is refused there)
+    yield from long_format_or_games(
+        lambda: _peeked(_long_format_chunks(source, **options, **columns)),
+        lambda: _peeked(_games_as_matches(source, options, columns)))
+
+
+def _peeked(items: Iterator[Any]) -> Iterator[Any]:
+    """``items`` with the first one read now (its errors raised here, not when it is
+    asked for)."""
+    first = next(items, None)
+    return iter(()) if first is None else itertools.chain((first,), items)
 
 
 def _games_as_matches(source: Any, options: dict[str, Any], columns: dict[str, Any]

@@ -203,10 +203,9 @@ def chunk_columns(columns: dict[str, Any], matches: bool) -> dict[str, Any]:
     """:func:`split_columns` for a chunked run of FILE: a game column named (``--winner``
     ...) says the input is two-player games, which a system that rates matches reads as
     matches of two one-player teams (:func:`fastrate.streaming.match_chunks`)."""
-    from fastrate.data.game_table import GAME_ONLY_COLUMNS
+    from fastrate.data.game_table import names_game_columns
 
-    games = matches and any(k in columns for k in GAME_ONLY_COLUMNS)
-    return split_columns(columns, matches and not games)
+    return split_columns(columns, matches and not names_game_columns(columns))
 
 
 def input_format_option(what: str = "FILE", formats: tuple[str, ...] = FORMATS) -> Callable:
@@ -353,14 +352,14 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
                 matches: bool = False):
     """The games (or, ``matches=True``, the long-format matches) of FILE or --example."""
     from fastrate.data import Games
-    from fastrate.data.game_table import GAME_ONLY_COLUMNS
+    from fastrate.data.game_table import names_game_columns
     from fastrate.datasets import load_example
     from fastrate.errors import InputError
     from fastrate.io.pgn_games import is_pgn, pgn_options, read_pgn
     from fastrate.io.tables import read_games
 
     if matches and example is None and file is not None and (
-            any(k in columns for k in GAME_ONLY_COLUMNS) or is_pgn(file)):
+            names_game_columns(columns) or is_pgn(file)):
         # two-player games (a PGN file, or game columns named) for a system that rates
         # matches: read as games, then each game a match of two one-player teams
         return games_as_matches(load_games(file, example, fmt, columns))
@@ -377,25 +376,22 @@ def load_games(file: str | None, example: str | None, fmt: str | None, columns: 
         raise InputError("no input: give a games FILE (CSV, Parquet or JSON) or --example "
                          "football")
     if matches:
-        from fastrate.io.matches import read_matches
+        from fastrate.io.matches import long_format_or_games, read_matches
 
-        try:
-            games = read_matches(file, format=fmt, **columns)
-        except InputError as e:  # no match column: two-player games, if they read as such
-            if not str(e).startswith("cannot find the match column"):
-                raise
-            try:
-                return games_as_matches(load_games(file, example, fmt, columns))
-            except InputError as e2:  # (the games' own error once they are games)
-                if str(e2).startswith("cannot find the player columns"):
-                    raise e from None
-                raise
-    elif is_pgn(file):
+        return long_format_or_games(  # (no match column: two-player games, as matches)
+            lambda: _noted(read_matches(file, format=fmt, **columns)),
+            lambda: games_as_matches(load_games(file, example, fmt, columns)))
+    if is_pgn(file):
         games = read_pgn(file, **pgn_options(columns))
     else:
         games = read_games(file, format=fmt, **columns)
-    note_dropped(games.dropped)
-    return games
+    return _noted(games)
+
+
+def _noted(data: Any) -> Any:
+    """``data`` (Games or Matches) once its left-out rows are noted (:func:`note_dropped`)."""
+    note_dropped(data.dropped)
+    return data
 
 
 def games_as_matches(games: Any) -> Any:

@@ -116,9 +116,9 @@ def _rates_matches(example: str | None, names: list[str]) -> bool:
 def chunk_options(fn):
     """``--chunk-rows`` and ``--sort`` of the commands that read large inputs."""
     fn = click.option("--sort", "sort_input", is_flag=True, help="In chunks: sort the input "
-                      "(a table, not PGN) by time first (an external sort: sorted runs on disk in the "
-                      "temporary folder, merged; memory about one chunk). Reading the whole "
-                      "input always sorts.")(fn)
+                      "(a table, not PGN) by time first (an external sort: sorted runs on "
+                      "disk in the temporary folder, merged; memory about one chunk). "
+                      "Reading the whole input always sorts.")(fn)
     return click.option(
         "--chunk-rows", type=click.IntRange(min=0), default=None, metavar="N",
         help="Read FILE N games at a time, the ratings carried from chunk to chunk (memory "
@@ -256,15 +256,9 @@ def rate_command(file, example, system, initial, resets, predictions, top, min_g
             parsed.system.require_data("games", f"use 'fastrate {name.split('_')[0]} rate'")
         games = load_games(file, example, input_format, columns, matches=as_matches)
         if as_matches and parsed.system.data == "games":
-            from fastrate.errors import ConfigError
-            from fastrate.systems import names as system_names
+            from fastrate.evaluate import two_player_games
 
-            if not games.is_two_player():
-                raise ConfigError(f"rating system {name!r} rates two-player games; these "
-                                  "matches have teams or more than two sides: choose one "
-                                  "that rates matches ("
-                                  + ", ".join(system_names("matches")) + ")")
-            games = games.to_games()  # a two-player system on two-player matches
+            games = two_player_games(parsed, games)  # (two-player matches, as games)
         games = _default_period(games, [name], evaluating=False)
         _note_unweighted(getattr(games, "weight", 1) is None, [parsed])
         bar.step()

@@ -94,6 +94,25 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
     return log["players"].names, log["counts"], log["points"], log["levels"], gb, own_cols
 
 
+#: the options that name a placement file's columns (read_placement's ``columns=``):
+#: role, flag, what the column holds
+_COLUMN_OPTIONS = (
+    ("game", "--game", "a log's games (default: game)"),
+    ("player", "--player", "the players (default: player)"),
+    ("place", "--place", "a log's places 1..k (default: place; a file without one is a "
+     "counts table)"),
+    ("points", "--points", "the points won per game (default: points)"),
+    ("level", "--table-level", "a log's table level 0..5 (default: level)"),
+    ("time", "--time", "a log's times (default: time)"))
+
+
+def _column_options(fn):
+    """``--game COL`` ... of :data:`_COLUMN_OPTIONS` (each into ``<role>_col``)."""
+    for role, flag, what in reversed(_COLUMN_OPTIONS):
+        fn = click.option(flag, f"{role}_col", metavar="COL", help=f"Column of {what}.")(fn)
+    return fn
+
+
 @placement_group.command("stats")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--reference", metavar="tazd|takbe|uniform|tapl|taowr|taolz|FILE", default=None,
@@ -125,23 +144,11 @@ def _load(file: str, fmt: str | None, places: int | None, allow_ties: bool,
               help="Number of places k of a log (default: the largest place).")
 @click.option("--allow-ties", is_flag=True, help="Allow two players to share a place in "
               "one game of a log.")
-@click.option("--game", "game_col", metavar="COL", help="Column of a log's games (default: "
-              "game).")
-@click.option("--player", "player_col", metavar="COL", help="Column of the players "
-              "(default: player).")
-@click.option("--place", "place_col", metavar="COL", help="Column of a log's places 1..k "
-              "(default: place; a file without one is a counts table).")
-@click.option("--points", "points_col", metavar="COL", help="Column of the points won per "
-              "game (default: points).")
-@click.option("--table-level", "level_col", metavar="COL", help="Column of a log's table "
-              "level 0..5 (default: level).")
-@click.option("--time", "time_col", metavar="COL", help="Column of a log's times (default: "
-              "time).")
+@_column_options
 @input_format_option()
 @table_output_options(without_o="csv on stdout")
 def stats_command(file, reference, observed, level, initial, floor, pseudocount, yates,
-                  places, allow_ties, game_col, player_col, place_col, points_col, level_col,
-                  time_col, input_format, output, fmt) -> None:
+                  places, allow_ties, input_format, output, fmt, **column_names) -> None:
     """Per-player skill statistics from a placement log or a counts table.
 
     FILE is a log (columns game, player, place[, points, level, time]; one row per
@@ -183,9 +190,8 @@ def stats_command(file, reference, observed, level, initial, floor, pseudocount,
                **{name: own_options[name] for name in given}}
     elif given:
         raise InputError(f"--{given[0]} applies to --reference taowr or taolz only")
-    columns = {role: name for role, name in (
-        ("game", game_col), ("player", player_col), ("place", place_col),
-        ("points", points_col), ("level", level_col), ("time", time_col)) if name is not None}
+    columns = {role: column_names[f"{role}_col"] for role, *_ in _COLUMN_OPTIONS
+               if column_names[f"{role}_col"] is not None}
     players, counts, points, levels, gb, own_cols = _load(file, input_format, places,
                                                           allow_ties, own, columns)
     with warnings.catch_warnings(record=True) as caught:

@@ -22,18 +22,24 @@ from fastrate._validate import (
     single_chunk,
 )
 from fastrate.data.periods import civil_days
-from fastrate.errors import InputError
+from fastrate.errors import InputError, MissingColumnError
 
 __all__ = ["game_columns", "game_layout", "GameLayout", "pick_column", "find_column",
            "period_column", "release_arrow_memory", "time_values",
            "PLAYER_PAIRS", "SCORE_PAIRS", "TIME_COLUMNS", "SCORE_COLUMNS",
-           "GAME_ONLY_COLUMNS"]
+           "GAME_ONLY_COLUMNS", "names_game_columns"]
 
 #: the column options of a two-player games reader that a long-format (matches) reader
 #: has not: naming one says the input is two-player games
 GAME_ONLY_COLUMNS = ("white", "black", "winner", "loser", "first_points", "second_points",
                      "margin", "neutral", "drop_self_play", "context", "best_of", "share",
                      "tennis_score", "entry", "entry_rd")
+
+
+def names_game_columns(columns: Any) -> bool:
+    """Whether reader options ``columns`` name a column only two-player games have (see
+    GAME_ONLY_COLUMNS): the input is then games, whatever system rates it."""
+    return any(k in columns for k in GAME_ONLY_COLUMNS)
 
 #: recognised (first, second) player column pairs, in order of preference
 PLAYER_PAIRS = [("white", "black"), ("player1", "player2"), ("player_a", "player_b"),
@@ -251,10 +257,10 @@ def game_layout(cols: list[str], where: str, *, white: str | None = None,
         found = next(((lower[a], lower[b]) for a, b in PLAYER_PAIRS
                       if a in lower and b in lower), None)
         if found is None:
-            raise InputError(f"cannot find the player columns in {where} (columns: "
-                             f"{', '.join(cols)}); name them white/black, player1/player2, "
-                             "home_team/away_team, winner/loser, or map them with "
-                             "--white/--black")
+            raise MissingColumnError(
+                f"cannot find the player columns in {where} (columns: {', '.join(cols)}); "
+                "name them white/black, player1/player2, home_team/away_team, winner/loser, "
+                "or map them with --white/--black", "player")
         lay = GameLayout(found[0], found[1], winner=found[0].lower().startswith("winner"))
     # score and margin
     if not lay.winner:

@@ -52,7 +52,7 @@ from fastrate.data.game_table import (
 from fastrate.data.games import Games, chronological_order, player_ids, time_and_period
 from fastrate.data.periods import is_period_spec
 from fastrate.data.players import PlayerIndex, renumbered
-from fastrate.errors import InputError, InputTypeError
+from fastrate.errors import InputError, InputTypeError, MissingColumnError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -655,8 +655,8 @@ def match_layout(cols: list[str], where: str, *, match: str | None = None,
     def find(names: tuple[str, ...], what: str, hint: str) -> str:
         found = find_column(lower, names)
         if found is None:
-            raise InputError(f"cannot find the {what} column in {where} (columns: "
-                             f"{', '.join(cols)}); {hint}")
+            raise MissingColumnError(f"cannot find the {what} column in {where} (columns: "
+                                     f"{', '.join(cols)}); {hint}", what)
         return found
 
     m = pick(match, "matches") if match is not None else find(

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastrate.data.matches import Matches, match_layout, matches_from_table
+from fastrate.errors import MissingColumnError
 from fastrate.io.tables import check_path, read_needed_columns
 
-__all__ = ["read_matches"]
+__all__ = ["read_matches", "long_format_or_games"]
+
+T = TypeVar("T")
 
 
 def read_matches(path: str | os.PathLike, *, match: str | None = None,
@@ -49,3 +53,21 @@ def read_matches(path: str | os.PathLike, *, match: str | None = None,
     return matches_from_table(table, **options, higher_is_better=higher_is_better,
                               time_format=time_format, unranked=unranked, sort=sort,
                               source=src)
+
+
+def long_format_or_games(read_long: Callable[[], T], read_games: Callable[[], T]) -> T:
+    """``read_long()`` (a long-format reader); when the input has no match column,
+    ``read_games()`` instead (two-player games, for a system that rates matches). If the
+    input does not read as games either (no player columns), the long-format reader's
+    error is the one raised; any other error of the games reader is the games' own."""
+    try:
+        return read_long()
+    except MissingColumnError as e:
+        if e.role != "match":
+            raise
+        try:
+            return read_games()
+        except MissingColumnError as e2:
+            if e2.role == "player":
+                raise e from None
+            raise

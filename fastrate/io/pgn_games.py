@@ -399,38 +399,42 @@ def is_pgn(path: str | os.PathLike) -> bool:
 def _read_bytes(path: Path) -> np.ndarray:
     """The file's bytes (decompressed when its first bytes say gzip, bzip2, zstd or lz4
     frame: lichess's archives are ``.pgn.zst``) as a writable uint8 array."""
-    from fastrate.io.tables import compression_of_head
-
+    codec = None
     try:
-        with open(path, "rb") as f:
-            head = f.read(4)
-            f.seek(0)
-            codec = compression_of_head(head)
-            if codec is not None:
-                data = gzip.decompress(f.read()) if codec == "gzip" else _decompressed(
-                    path, codec)
-                arr = np.empty(len(data), dtype=np.uint8)
-                arr[:] = np.frombuffer(data, dtype=np.uint8)
-                return arr
-            size = os.fstat(f.fileno()).st_size
-            arr = np.empty(size, dtype=np.uint8)
-            got = f.readinto(memoryview(arr))
-            return arr[:got]
+        codec = _pgn_codec(path)
+        with _open_pgn(path, codec) as f:
+            if codec is None:  # (read straight into the array)
+                arr = np.empty(os.fstat(f.fileno()).st_size, dtype=np.uint8)
+                return arr[:f.readinto(memoryview(arr))]
+            data = f.read()
     except FileNotFoundError:
         raise InputError(f"no such file: {path}") from None
-    except (gzip.BadGzipFile, EOFError, OSError) as e:
-        raise InputError(f"cannot read {path}: {e}") from None
+    except (gzip.BadGzipFile, EOFError, OSError, ValueError) as e:  # (Arrow's: ValueError)
+        how = f" as {codec}" if codec not in (None, "gzip") else ""
+        raise InputError(f"cannot read {path}{how}: {e}") from None
+    arr = np.empty(len(data), dtype=np.uint8)
+    arr[:] = np.frombuffer(data, dtype=np.uint8)
+    return arr
 
 
-def _decompressed(path: Path, codec: str) -> bytes:
-    """The content of a bzip2, zstd or lz4-frame file (Arrow's codecs)."""
+def _pgn_codec(path: Path) -> str | None:
+    """The compression a PGN file's first bytes say (gzip, bzip2, zstd, lz4 frame; its
+    name does not count), or None."""
+    from fastrate.io.tables import compression_of_head
+
+    with open(path, "rb") as f:
+        return compression_of_head(f.read(4))
+
+
+def _open_pgn(path: Path, codec: str | None) -> Any:
+    """``path`` opened for reading, decompressed by ``codec`` (:func:`_pgn_codec`)."""
+    if codec is None:
+        return open(path, "rb")
+    if codec == "gzip":
+        return gzip.open(path, "rb")
     import pyarrow as pa
 
-    try:
-        with pa.input_stream(str(path), compression=codec) as stream:
-            return stream.read()
-    except (pa.ArrowInvalid, pa.ArrowIOError) as e:
-        raise InputError(f"cannot read {path} as {codec}: {e}") from None
+    return pa.input_stream(str(path), compression=codec)
 
 
 def _scan(buf: np.ndarray) -> np.ndarray:
@@ -482,6 +486,19 @@ def _intern(binary) -> tuple[np.ndarray, list[str]]:
     return ids, _decode(enc.dictionary.to_pylist())
 
 
+def _no_games(name: str) -> InputError:
+    return InputError(f"no games in {name}: the file is empty or holds no PGN tag pairs or "
+                      "moves")
+
+
+def _none_valid(name: str, n: int, dropped: Sequence[tuple[str, int, str]]) -> InputError:
+    """The error for a file all of whose ``n`` games are left out (``dropped``, listed
+    by reason in :data:`REASONS` order)."""
+    first = "; ".join(f"{c:,} where {r} (first at {w})"
+                      for r, c, w in sorted(dropped, key=lambda d: REASONS.index(d[0])))
+    return InputError(f"no valid games in {name}: all {n:,} games are skipped: {first}")
+
+
 def _line(buf: np.ndarray, offset: int, line0: int = 1) -> int:
     """The line of byte ``offset`` of ``buf``, whose first byte is on line ``line0``."""
     return int(np.count_nonzero(buf[:offset] == 10)) + line0
@@ -507,8 +524,7 @@ class _File:
         if n == 0:
             if not whole:
                 return
-            raise InputError(f"no games in {name}: the file is empty or holds no PGN "
-                             "tag pairs or moves")
+            raise _no_games(name)
         why = np.empty(n, dtype=np.int64)
         _classify(buf, flat, why)
         rows = flat.reshape(n, _K)
@@ -531,9 +547,7 @@ class _File:
         if self.n == 0:
             if not whole:
                 return
-            first = "; ".join(f"{c:,} where {r} (first at {w})" for r, c, w in self.dropped)
-            raise InputError(f"no valid games in {self.name}: all {n:,} games are skipped: "
-                             f"{first}")
+            raise _none_valid(self.name, n, self.dropped)
         starts = np.empty(2 * self.n, dtype=np.int64)
         ends = np.empty(2 * self.n, dtype=np.int64)
         self.score = np.empty(self.n, dtype=np.float64)
@@ -775,6 +789,7 @@ def _pgn_blocks(path: Any, chunk_rows: int, date: bool, block_bytes: int | None)
     dropped: list[tuple[str, int, str]] = []
     if hasattr(path, "read"):
         path = _OpenStream(path)
+    check_plain = isinstance(path, _OpenStream)  # (an open stream: its first bytes)
     with _pgn_stream(path) as stream:
         while True:
             data = b""
@@ -784,8 +799,9 @@ def _pgn_blocks(path: Any, chunk_rows: int, date: bool, block_bytes: int | None)
                 except (gzip.BadGzipFile, EOFError, OSError) as e:
                     raise InputError(f"cannot read {path}: {e}") from None
                 eof = not data
-                if done == 0 and carry.shape[0] == 0 and isinstance(path, _OpenStream):
+                if check_plain:
                     _check_plain(data, path.name)
+                    check_plain = False
             buf = np.empty(carry.shape[0] + len(data), dtype=np.uint8)
             buf[:carry.shape[0]] = carry
             buf[carry.shape[0]:] = np.frombuffer(data, dtype=np.uint8)
@@ -824,14 +840,9 @@ def _pgn_blocks(path: Any, chunk_rows: int, date: bool, block_bytes: int | None)
             want = min(max(int(chunk_rows * done / max(found, 1)), PGN_BLOCK_MIN),
                        PGN_BLOCK_MAX)
     if found == 0:
-        raise InputError(f"no games in {path.name}: the file is empty or holds no PGN "
-                         "tag pairs or moves")
+        raise _no_games(path.name)
     if kept == 0:
-        first = "; ".join(f"{c:,} where {r} (first at {w})"  # (as read_pgn: by reason)
-                          for r, c, w in sorted(merge_dropped(dropped),
-                                                key=lambda d: REASONS.index(d[0])))
-        raise InputError(f"no valid games in {path.name}: all {found:,} games are skipped: "
-                         f"{first}")
+        raise _none_valid(path.name, found, merge_dropped(dropped))
 
 
 #: 1 for the fields of a scanned game that are byte offsets (-1: none), 0 for codes
@@ -885,22 +896,12 @@ class _OpenStream:
 
 
 def _pgn_stream(path: Any) -> Any:
-    """``path`` opened for reading, decompressed as its first bytes say (see
-    :func:`_read_bytes`); a stream already open as it is."""
-    from fastrate.io.tables import compression_of_head
-
+    """``path`` opened for reading, decompressed as its first bytes say
+    (:func:`_open_pgn`); a stream already open as it is."""
     if isinstance(path, _OpenStream):
         return path
     try:
-        with open(path, "rb") as f:
-            codec = compression_of_head(f.read(4))
-        if codec is None:
-            return open(path, "rb")
-        if codec == "gzip":
-            return gzip.open(path, "rb")
-        import pyarrow as pa
-
-        return pa.input_stream(str(path), compression=codec)
+        return _open_pgn(path, _pgn_codec(path))
     except FileNotFoundError:
         raise InputError(f"no such file: {path}") from None
     except OSError as e:

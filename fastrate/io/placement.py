@@ -31,8 +31,8 @@ from fastrate._validate import Source, arrow_to_numpy, as_float64, check_range
 from fastrate.errors import InputError
 from fastrate.io.tables import read_table, source_for
 
-__all__ = ["PlacementInput", "SeatingLog", "read_placement", "PLACEMENT_COLUMNS", "read_seating", "read_profile",
-           "PLACE_COLUMN", "LEVEL_COLUMN"]
+__all__ = ["PlacementInput", "SeatingLog", "read_placement", "PLACEMENT_COLUMNS",
+           "read_seating", "read_profile", "PLACE_COLUMN", "LEVEL_COLUMN"]
 
 #: a counts table's place columns: ``p1``, ``place1``, ``place_1`` ... (any case)
 PLACE_COLUMN = re.compile(r"^(?:p|place|place_?)(\d+)$", re.IGNORECASE)

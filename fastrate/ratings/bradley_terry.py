@@ -613,29 +613,21 @@ def _superiority(r, var, out):
 
 
 @inline_kernel
-def _parameter_pair_terms(ph, mxx, mxd, mdd, ia, ea, ed):
-    """One pair's terms of ``H e`` for a unit ``e`` with advantage entry ``ea`` and draw
-    entry ``ed`` (its players' entries 0), as :func:`_hessian_vector` computes them:
-    the players' ``±ox`` and the advantage's and draw parameter's additions."""
+def _parameter_pair_step(cols, c, i, j, ph, mxx, mxd, mdd, ia, idr, ea, ed, oa, od):
+    """One pair's step of column ``c`` of :func:`_parameter_columns` (``H e`` for a unit
+    ``e`` with advantage entry ``ea`` and draw entry ``ed``, its players' entries 0): the
+    players' ``±ox`` into ``cols``, and the advantage's and draw parameter's running sums
+    ``oa``, ``od`` (registers) returned with the pair's terms added."""
     dx = 0.0
     if ia >= 0:
         dx += ph * ea
     ox = mxx * dx + mxd * ed
-    return ox, ph * ox, mxd * dx + mdd * ed
-
-
-@inline_kernel
-def _parameter_pair_step(cols, c, i, j, ph, mxx, mxd, mdd, ia, idr, ea, ed, oa, od):
-    """One pair's step of column ``c`` of :func:`_parameter_columns`: its players'
-    ``±ox`` into ``cols``, and the advantage's and draw parameter's running sums ``oa``,
-    ``od`` (registers) returned with the pair's terms added."""
-    ox, ta, td = _parameter_pair_terms(ph, mxx, mxd, mdd, ia, ea, ed)
     cols[i, c] += ox
     cols[j, c] -= ox
     if ia >= 0:
-        oa += ta
+        oa += ph * ox
     if idr >= 0:
-        od += td
+        od += mxd * dx + mdd * ed
     return oa, od
 
 

@@ -343,9 +343,9 @@ def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
     """Matches of two one-player teams without weights or margins (every model): the
     general update written out for ``k = 2`` (Plackett-Luce and both Bradley-Terry
     models coincide there), one game after another: the definition that the 1v1 lanes
-    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks. ``st`` holds ``mu, sigma^2`` of every player interleaved;
-    ``pred`` gets both teams' win probability, ``pair`` the first's; ``gp`` counts the
-    games played."""
+    (:func:`_lanes_1v1`, which ``rate`` runs) follow to the bit, as a test checks.
+    ``st`` holds ``mu, sigma^2`` of every player interleaved; ``pred`` gets both teams'
+    win probability, ``pair`` the first's; ``gp`` counts the games played."""
     beta2, tau2, kappa = prm.beta2, prm.tau2, prm.kappa
     tm = prm.model == TM_FULL or prm.model == TM_PART
     for g in range(player.shape[0] // 2):
@@ -410,9 +410,9 @@ def _weng_lin_1v1(player, rank, st, pred, pair, gp, prm):
 def _pairwise_ffa(mto, player, rank, st, pred, pair, gp, prm):
     """The pairwise models (Thurstone-Mosteller, full and partial, whose ``v``, ``w``
     branch; Bradley-Terry runs in :func:`_lanes`) over matches of one-player teams
-    without weights or margins (free-for-alls), logistic predictions: :func:`_weng_lin_kernel`'s update with every team a single player (so
-    ``sigma_j^2 / sigma_T^2 = 1``), every pair of teams evaluated once for both
-    (:func:`_pair_both`)."""
+    without weights or margins (free-for-alls), logistic predictions:
+    :func:`_weng_lin_kernel`'s update with every team a single player (so ``sigma_j^2 /
+    sigma_T^2 = 1``), every pair of teams evaluated once for both (:func:`_pair_both`)."""
     n_matches = mto.shape[0] - 1
     kmax = 2
     for m in range(n_matches):
@@ -608,10 +608,10 @@ def _lane_batch(m, mto, tpo, player, busy, lane_t0, nl, st, gp):
     """The lanes of the batch starting at match ``m``: the first team of each of up to
     ``nl`` consecutive matches with as many teams as match ``m`` and no player in common.
     ``busy[p]`` is set (to the lane's number + 1) for every player put in the batch (the
-    caller clears it when it stores him back). The players of the next ``nl`` matches are prefetched (their
-    state ``st`` and games ``gp``: the next batch's gather then finds them in the
-    cache). Returns the number of lanes. (Seats and players unsigned: no negative-index
-    fix-ups.)"""
+    caller clears it when it stores him back). The players of the next ``nl`` matches
+    are prefetched (their state ``st`` and games ``gp``: the next batch's gather then
+    finds them in the cache). Returns the number of lanes. (Seats and players unsigned:
+    no negative-index fix-ups.)"""
     k = mto[m + 1] - mto[m]
     nb = 0
     j = m
